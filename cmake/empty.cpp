@@ -1,0 +1,1 @@
+// Keeps wick_parity a valid library while tests/parity is empty.

@@ -1,0 +1,180 @@
+// The backend seam: one abstract interface for every device (Candle's
+// BackendStorage / BackendDevice, reference section 1), shaped by op family so a
+// new unary op adds an enum value in wick/ops.h, never a method here.
+//
+// Contract for implementers:
+// - The front end (src/core) validates shapes, dtypes, devices, dims and geometry
+//   before calling; a backend may assume well-formed arguments. It still checks
+//   index *values* (they live in device data): an out-of-range index throws
+//   Error(IndexOutOfRange) naming the op (the GPU at the next synchronization).
+// - Layouts carry dims, strides in elements and a start offset in elements.
+// - Methods returning StoragePtr return new contiguous row-major storage of the
+//   output shape (for reduce: the input dims with reduced dims set to 1).
+// - Ops marked "contiguous" receive layouts with is_contiguous() true (the front
+//   end copies first); the offset may still be non-zero.
+// - All storages passed to one call live on the same device as `this`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wick/device.h"
+#include "wick/dtype.h"
+#include "wick/error.h"
+#include "wick/layout.h"
+#include "wick/ops.h"
+
+namespace wick {
+
+class BackendDevice;
+class BackendStorage;
+using StoragePtr = std::shared_ptr<BackendStorage>;
+
+class BackendStorage {
+ public:
+  virtual ~BackendStorage() = default;
+
+  virtual DType dtype() const = 0;
+  virtual size_t elem_count() const = 0;  // elements allocated
+  virtual BackendDevice& backend_device() const = 0;
+  // Copies `count` elements starting at element `offset` to host memory (synchronizes).
+  virtual void copy_to_host(void* dst, size_t offset, size_t count) const = 0;
+
+  // --- elementwise -----------------------------------------------------------
+  virtual StoragePtr affine(const Layout& l, double mul, double add) const = 0;  // x*mul+add
+  virtual StoragePtr powf(const Layout& l, double e) const = 0;                  // float dtypes
+  virtual StoragePtr elu(const Layout& l, double alpha) const = 0;               // float dtypes
+  virtual StoragePtr unary(UnaryOp op, const Layout& l) const = 0;
+  // Both layouts have the output dims (broadcast already expressed by stride 0).
+  virtual StoragePtr binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
+                            const Layout& rhs_l) const = 0;
+  virtual StoragePtr cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
+                         const Layout& rhs_l) const = 0;  // output u8
+  // `this` is the condition (u8/u32/i32/i64): out = cond != 0 ? t : f. Same dims for all three.
+  virtual StoragePtr where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
+                                const BackendStorage& f, const Layout& f_l) const = 0;
+  virtual StoragePtr to_dtype(const Layout& l, DType dtype) const = 0;
+
+  // --- fills and copies ------------------------------------------------------
+  // Copies the whole allocation (the layout is informational).
+  virtual StoragePtr try_clone(const Layout& l) const = 0;
+  // Writes the strided view `src_l` of this into `dst` (contiguous) from element dst_offset.
+  virtual void copy_strided_src(BackendStorage& dst, size_t dst_offset, const Layout& src_l) const = 0;
+  // for i<d1, j<d2: dst[dst_offset + i*dst_stride1 + j] = src[src_offset + i*src_stride1 + j]
+  virtual void copy2d(BackendStorage& dst, size_t d1, size_t d2, size_t src_stride1, size_t dst_stride1,
+                      size_t src_offset, size_t dst_offset) const = 0;
+  // In place: every element of the (possibly strided) view `l` of this = v.
+  virtual void const_set(Scalar v, const Layout& l) = 0;
+
+  // --- reductions, scans, sort ----------------------------------------------
+  // Reduce over `dims` (sorted, unique, non-empty); output keeps rank with those dims = 1.
+  // ArgMin/ArgMax: output u32, index within the row-major flattening of the reduced dims,
+  // first index among ties. Min/Max/Arg* never see an empty reduction (front end rejects).
+  virtual StoragePtr reduce(ReduceOp op, const Layout& l, const std::vector<size_t>& dims) const = 0;
+  virtual StoragePtr cumsum(const Layout& l, size_t dim) const = 0;  // inclusive
+  // Last dim, contiguous; output u32 indices; stable (ties keep input order); NaN sorts last.
+  virtual StoragePtr argsort(const Layout& l, bool ascending) const = 0;
+
+  // --- indexing (ids u8/u32/i32/i64; the ids dtype's max value = skip) -------
+  // ids 1-D: out dim `dim` has len(ids); skipped ids give 0.
+  virtual StoragePtr index_select(const BackendStorage& ids, const Layout& l, const Layout& ids_l,
+                                  size_t dim) const = 0;
+  // out shape = ids shape; out[..i..] = this[.., ids[..i..], ..] along dim; skipped ids give 0.
+  virtual StoragePtr gather(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                            size_t dim) const = 0;
+  // In place on this (layout l contiguous): this[.., ids[p], ..] (=|+=) src[p]; ids shape == src shape.
+  virtual void scatter(ScatterMode mode, const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                       const BackendStorage& src, const Layout& src_l, size_t dim) = 0;
+  // Copy of this with src slices added at positions ids (ids 1-D, len = src.dims[dim]).
+  virtual StoragePtr index_add(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                               const BackendStorage& src, const Layout& src_l, size_t dim) const = 0;
+
+  // --- matmul, convolution, resampling -------------------------------------
+  // lhs (b.., m, k) x rhs (b.., k, n) -> (b, m, n) contiguous; batch dims may be strided or stride 0.
+  virtual StoragePtr matmul(const BackendStorage& rhs, const MatmulDims& d, const Layout& lhs_l,
+                            const Layout& rhs_l) const = 0;
+  virtual StoragePtr conv1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
+                            const Conv1dParams& p) const = 0;
+  virtual StoragePtr conv_transpose1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
+                                      const ConvTranspose1dParams& p) const = 0;
+  virtual StoragePtr conv2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
+                            const Conv2dParams& p) const = 0;
+  virtual StoragePtr conv_transpose2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
+                                      const ConvTranspose2dParams& p) const = 0;
+  // NCHW; kernel/stride [h, w]; no padding; floor output size.
+  virtual StoragePtr pool2d(PoolOp op, const Layout& l, std::array<size_t, 2> kernel,
+                            std::array<size_t, 2> stride) const = 0;
+  virtual StoragePtr upsample_nearest1d(const Layout& l, size_t target_len) const = 0;
+  virtual StoragePtr upsample_nearest2d(const Layout& l, size_t target_h, size_t target_w) const = 0;
+  virtual StoragePtr upsample_bilinear2d(const Layout& l, const BilinearParams& p) const = 0;
+
+  // --- fused nn (contiguous; f16/bf16 accumulate in f32) ---------------------
+  virtual StoragePtr softmax_last_dim(const Layout& l, bool log) const = 0;
+  // alpha: 1-D, len = last dim, or null for no scale.
+  virtual StoragePtr rms_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
+                              float eps) const = 0;
+  virtual StoragePtr layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
+                                const BackendStorage* beta, const Layout* beta_l, float eps) const = 0;
+  // cos/sin: (T', D/2) or (B, T', D/2) with T' >= T (reference section 5).
+  virtual StoragePtr rope(RopeKind kind, const Layout& l, const BackendStorage& cos, const Layout& cos_l,
+                          const BackendStorage& sin, const Layout& sin_l) const = 0;
+};
+
+struct MemoryStats {
+  size_t in_use = 0;  // bytes handed out to live storages
+  size_t cached = 0;  // bytes held by the caching allocator, free for reuse
+  size_t peak = 0;    // high-water mark of in_use
+};
+
+class BackendDevice {
+ public:
+  virtual ~BackendDevice() = default;
+  virtual Device device() const = 0;
+  virtual std::string name() const = 0;
+  virtual StoragePtr alloc(size_t n, DType dtype) = 0;  // uninitialised
+  virtual StoragePtr zeros(size_t n, DType dtype) = 0;
+  virtual StoragePtr from_host(const void* data, size_t n, DType dtype) = 0;
+  // Counter-based (Philox-4x32-10) streams: element i of a call draws from counter
+  // (i, offset); the same (seed, offset) gives the same numbers on every device.
+  virtual StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
+                                  uint64_t offset) = 0;
+  virtual StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
+                                 uint64_t offset) = 0;
+  virtual void synchronize() = 0;
+  virtual MemoryStats memory_stats() const { return {}; }
+};
+
+// Description of one GPU as a loadable backend reports it.
+struct GpuDeviceInfo {
+  std::string name;
+  std::string arch;  // "sm_90", "gfx90a"
+  size_t total_memory = 0;
+  int wave_size = 0;
+  int multiprocessors = 0;
+};
+
+// What a loadable GPU backend (libwick-cuda.so, libwick-rocm.so) exports through
+// `extern "C" wick::GpuBackend* wick_gpu_backend_create(std::string* why_not)`
+// (returns null and fills why_not when it cannot serve: no driver, no device...).
+class GpuBackend {
+ public:
+  virtual ~GpuBackend() = default;
+  virtual std::string vendor() const = 0;  // "cuda" or "rocm"
+  virtual int device_count() const = 0;
+  virtual GpuDeviceInfo info(int ordinal) const = 0;
+  // `global_ordinal` is the wick Device ordinal this backend's device `ordinal` is served as.
+  virtual BackendDevice& device(int ordinal, int global_ordinal) = 0;
+};
+
+// The process-wide registry (src/core/registry.cpp).
+BackendDevice& backend_device(Device d);  // throws InvalidArgument for an absent device
+// Loaded GPU backends with the wick gpu ordinal of each one's device 0 (for `wick devices`).
+std::vector<std::pair<GpuBackend*, int>> loaded_gpu_backends();
+// The CPU backend (src/backend/cpu).
+BackendDevice& cpu_backend_device();
+
+}  // namespace wick

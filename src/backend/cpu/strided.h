@@ -1,0 +1,124 @@
+// Strided iteration for the CPU backend, written once: walkers over one or more
+// layouts of the same dims in row-major order, and a parallel-for over ranges.
+#pragma once
+
+#include <omp.h>
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "wick/layout.h"
+
+namespace wick::cpu {
+
+// Runs f(begin, end) over [0, n) split across OpenMP threads; serial below `grain`.
+template <class F> void parallel_for(size_t n, size_t grain, F&& f) {
+  if (n == 0) return;
+  int max_threads = omp_get_max_threads();
+  size_t chunks = grain ? (n + grain - 1) / grain : 1;
+  if (max_threads <= 1 || chunks <= 1 || omp_in_parallel()) {
+    f(size_t(0), n);
+    return;
+  }
+  int nt = int(chunks < size_t(max_threads) ? chunks : size_t(max_threads));
+#pragma omp parallel num_threads(nt)
+  {
+    int t = omp_get_thread_num();
+    size_t per = (n + size_t(nt) - 1) / size_t(nt);
+    size_t b = per * size_t(t), e = b + per < n ? b + per : n;
+    if (b < e) f(b, e);
+  }
+}
+
+// Storage offset (elements) of the element at row-major linear index i.
+inline size_t strided_offset(size_t i, const Layout& l) {
+  const auto& d = l.dims();
+  const auto& s = l.strides();
+  size_t off = l.start_offset();
+  for (size_t k = d.size(); k-- > 0;) {
+    size_t idx = i % d[k];
+    i /= d[k];
+    off += idx * s[k];
+  }
+  return off;
+}
+
+// Walks K layouts with identical dims in row-major order from linear index `begin`,
+// keeping each operand's storage offset: `offset[j]` after construction and each next().
+template <size_t K> class StridedWalker {
+ public:
+  StridedWalker(const std::array<const Layout*, K>& layouts, size_t begin) : layouts_(layouts) {
+    const auto& d = layouts[0]->dims();
+    idx_.assign(d.size(), 0);
+    size_t rem = begin;
+    for (size_t k = d.size(); k-- > 0;) {
+      idx_[k] = d[k] ? rem % d[k] : 0;
+      rem = d[k] ? rem / d[k] : 0;
+    }
+    for (size_t j = 0; j < K; ++j) {
+      offset[j] = layouts[j]->start_offset();
+      for (size_t k = 0; k < d.size(); ++k) offset[j] += idx_[k] * layouts[j]->strides()[k];
+    }
+  }
+  void next() {
+    const auto& d = layouts_[0]->dims();
+    for (size_t k = d.size(); k-- > 0;) {
+      if (++idx_[k] < d[k]) {
+        for (size_t j = 0; j < K; ++j) offset[j] += layouts_[j]->strides()[k];
+        return;
+      }
+      for (size_t j = 0; j < K; ++j) offset[j] -= (d[k] - 1) * layouts_[j]->strides()[k];
+      idx_[k] = 0;
+    }
+  }
+  std::array<size_t, K> offset{};
+
+ private:
+  std::array<const Layout*, K> layouts_;
+  std::vector<size_t> idx_;
+};
+
+// Calls f(out_index, in_offset) for each element of `l` in row-major order, in
+// parallel chunks when n is large. Contiguous layouts take a plain loop.
+template <class F> void for_each_offset(const Layout& l, F&& f, size_t grain = 1 << 15) {
+  size_t n = l.elem_count();
+  if (l.is_contiguous()) {
+    size_t o = l.start_offset();
+    parallel_for(n, grain, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) f(i, o + i);
+    });
+    return;
+  }
+  parallel_for(n, grain, [&](size_t b, size_t e) {
+    StridedWalker<1> w({&l}, b);
+    for (size_t i = b; i < e; ++i, w.next()) f(i, w.offset[0]);
+  });
+}
+
+// Same for two and three layouts of identical dims: f(out_index, off_a, off_b[, off_c]).
+template <class F> void for_each_offset2(const Layout& a, const Layout& b, F&& f, size_t grain = 1 << 15) {
+  size_t n = a.elem_count();
+  if (a.is_contiguous() && b.is_contiguous()) {
+    size_t oa = a.start_offset(), ob = b.start_offset();
+    parallel_for(n, grain, [&](size_t s, size_t e) {
+      for (size_t i = s; i < e; ++i) f(i, oa + i, ob + i);
+    });
+    return;
+  }
+  parallel_for(n, grain, [&](size_t s, size_t e) {
+    StridedWalker<2> w({&a, &b}, s);
+    for (size_t i = s; i < e; ++i, w.next()) f(i, w.offset[0], w.offset[1]);
+  });
+}
+
+template <class F>
+void for_each_offset3(const Layout& a, const Layout& b, const Layout& c, F&& f, size_t grain = 1 << 15) {
+  size_t n = a.elem_count();
+  parallel_for(n, grain, [&](size_t s, size_t e) {
+    StridedWalker<3> w({&a, &b, &c}, s);
+    for (size_t i = s; i < e; ++i, w.next()) f(i, w.offset[0], w.offset[1], w.offset[2]);
+  });
+}
+
+}  // namespace wick::cpu
