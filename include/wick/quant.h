@@ -32,10 +32,10 @@ enum class GgmlType : uint32_t {
 };
 
 // Every type wick implements, in id order.
-inline constexpr GgmlType kAllGgmlTypes[] = {
-    GgmlType::F32,  GgmlType::F16,  GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
-    GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q8_1, GgmlType::Q2_K, GgmlType::Q3_K,
-    GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_K, GgmlType::BF16};
+inline constexpr GgmlType kAllGgmlTypes[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::Q4_0, GgmlType::Q4_1,
+                                             GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q8_1,
+                                             GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K,
+                                             GgmlType::Q6_K, GgmlType::Q8_K, GgmlType::BF16};
 
 // True when `id` names one of the types above.
 bool ggml_type_known(uint32_t id);

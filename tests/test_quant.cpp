@@ -1,0 +1,501 @@
+// ggml block types on the CPU: the type table, hand-built blocks of every type
+// dequantized against formulas written here from the format description, ggml's
+// quantize/dequantize and dot-product error bounds (test-quantize-fns), the
+// reference quantizers on hand-computed cases, QTensor and qmatmul.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "quant/blocks.h"
+#include "wick/quant.h"
+
+using namespace wick;
+namespace q = wick::quant;
+
+namespace {
+
+constexpr uint16_t kHalf = 0x3800;     // 0.5 in f16
+constexpr uint16_t kQuarter = 0x3400;  // 0.25
+constexpr uint16_t kOne = 0x3C00;      // 1.0
+
+std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> b(n);
+  for (auto& v : b) v = uint8_t(rng() & 0xFF);
+  return b;
+}
+
+// Puts a little-endian u16 at byte offset `off`.
+void put16(std::vector<uint8_t>& b, size_t off, uint16_t v) {
+  b[off] = uint8_t(v & 0xFF);
+  b[off + 1] = uint8_t(v >> 8);
+}
+
+std::vector<float> dequant(GgmlType t, const std::vector<uint8_t>& b, size_t n) {
+  std::vector<float> y(n);
+  q::dequantize_row(t, b.data(), y.data(), n);
+  return y;
+}
+
+// ggml's test-quantize-fns synthetic data and its "rmse" (sqrt(sum sq)/n).
+std::vector<float> synthetic(float offset, size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = float(0.1 + 2 * std::cos(double(i) + offset));
+  return v;
+}
+double ggml_rmse(const std::vector<float>& a, const std::vector<float>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+  return std::sqrt(s) / double(a.size());
+}
+
+}  // namespace
+
+TEST(QuantTypes, BlockSizesMatchGgml) {
+  // bytes per block from ggml-common.h / the GGUF spec
+  struct Row {
+    GgmlType t;
+    size_t block, bytes;
+  };
+  const Row rows[] = {{GgmlType::F32, 1, 4},      {GgmlType::F16, 1, 2},      {GgmlType::BF16, 1, 2},
+                      {GgmlType::Q4_0, 32, 18},   {GgmlType::Q4_1, 32, 20},   {GgmlType::Q5_0, 32, 22},
+                      {GgmlType::Q5_1, 32, 24},   {GgmlType::Q8_0, 32, 34},   {GgmlType::Q8_1, 32, 36},
+                      {GgmlType::Q2_K, 256, 84},  {GgmlType::Q3_K, 256, 110}, {GgmlType::Q4_K, 256, 144},
+                      {GgmlType::Q5_K, 256, 176}, {GgmlType::Q6_K, 256, 210}, {GgmlType::Q8_K, 256, 292}};
+  for (const auto& r : rows) {
+    EXPECT_EQ(ggml_block_size(r.t), r.block) << ggml_type_name(r.t);
+    EXPECT_EQ(ggml_type_size(r.t), r.bytes) << ggml_type_name(r.t);
+  }
+  EXPECT_EQ(uint32_t(GgmlType::BF16), 30u);
+  EXPECT_EQ(uint32_t(GgmlType::Q6_K), 14u);
+  EXPECT_FALSE(ggml_type_known(4));  // removed Q4_2
+  EXPECT_FALSE(ggml_type_known(16));
+  EXPECT_EQ(ggml_row_size(GgmlType::Q4_K, 512), 288u);
+  EXPECT_EQ(ggml_vec_dot_type(GgmlType::Q4_0), GgmlType::Q8_0);
+  EXPECT_EQ(ggml_vec_dot_type(GgmlType::Q5_1), GgmlType::Q8_1);
+  EXPECT_EQ(ggml_vec_dot_type(GgmlType::Q3_K), GgmlType::Q8_K);
+}
+
+TEST(QuantTypes, ParseNames) {
+  EXPECT_EQ(parse_ggml_type("q4_k"), GgmlType::Q4_K);
+  EXPECT_EQ(parse_ggml_type("Q8_0"), GgmlType::Q8_0);
+  EXPECT_EQ(parse_ggml_type("bf16"), GgmlType::BF16);
+  try {
+    parse_ggml_type("q9_9");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("q9_9"), std::string::npos);
+  }
+}
+
+TEST(QuantTypes, RowNotMultipleOfBlockThrows) {
+  std::vector<float> x(48);
+  std::vector<uint8_t> y(64);
+  try {
+    q::quantize_row(GgmlType::Q4_0, x.data(), y.data(), 48);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("[quantize]"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("block size 32"), std::string::npos);
+  }
+  EXPECT_THROW(ggml_row_size(GgmlType::Q6_K, 100), Error);
+}
+
+// ---- hand-built blocks ---------------------------------------------------------
+
+TEST(QuantDequant, Q4_0HandBlock) {
+  std::vector<uint8_t> b(18);
+  put16(b, 0, kHalf);
+  for (int j = 0; j < 16; ++j) b[2 + j] = uint8_t(j | ((15 - j) << 4));
+  auto y = dequant(GgmlType::Q4_0, b, 32);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(y[j], 0.5f * float(j - 8));
+    EXPECT_EQ(y[j + 16], 0.5f * float(7 - j));
+  }
+}
+
+TEST(QuantDequant, Q4_1HandBlock) {
+  std::vector<uint8_t> b(20);
+  put16(b, 0, kHalf);
+  put16(b, 2, 0xBC00);  // m = -1
+  for (int j = 0; j < 16; ++j) b[4 + j] = uint8_t(j | ((15 - j) << 4));
+  auto y = dequant(GgmlType::Q4_1, b, 32);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(y[j], 0.5f * float(j) - 1.0f);
+    EXPECT_EQ(y[j + 16], 0.5f * float(15 - j) - 1.0f);
+  }
+}
+
+TEST(QuantDequant, Q5_0AndQ5_1HandBlocks) {
+  // qh = 0xA5A5F00F: bit i is the 5th bit of element i
+  const uint32_t qh = 0xA5A5F00Fu;
+  for (bool with_min : {false, true}) {
+    const size_t off = with_min ? 4 : 2;
+    std::vector<uint8_t> b(with_min ? 24 : 22);
+    put16(b, 0, kQuarter);
+    if (with_min) put16(b, 2, kOne);
+    std::memcpy(&b[off], &qh, 4);
+    for (int j = 0; j < 16; ++j) b[off + 4 + j] = uint8_t(((3 * j) & 15) | (((5 * j + 1) & 15) << 4));
+    auto y = dequant(with_min ? GgmlType::Q5_1 : GgmlType::Q5_0, b, 32);
+    for (int e = 0; e < 32; ++e) {
+      int lo = e < 16 ? ((3 * e) & 15) : ((5 * (e - 16) + 1) & 15);
+      int qv = lo + 16 * int((qh >> e) & 1);
+      float expect = with_min ? 0.25f * float(qv) + 1.0f : 0.25f * float(qv - 16);
+      EXPECT_EQ(y[e], expect) << "element " << e << (with_min ? " q5_1" : " q5_0");
+    }
+  }
+}
+
+TEST(QuantDequant, Q8_0AndQ8_1HandBlocks) {
+  for (bool q81 : {false, true}) {
+    const size_t off = q81 ? 4 : 2;
+    std::vector<uint8_t> b(q81 ? 36 : 34);
+    put16(b, 0, kHalf);
+    for (int j = 0; j < 32; ++j) b[off + j] = uint8_t(int8_t(j * 8 - 128));
+    auto y = dequant(q81 ? GgmlType::Q8_1 : GgmlType::Q8_0, b, 32);
+    for (int j = 0; j < 32; ++j) EXPECT_EQ(y[j], 0.5f * float(j * 8 - 128));
+  }
+}
+
+TEST(QuantDequant, Q2_KHandBlock) {
+  auto b = random_bytes(84, 2);
+  put16(b, 80, kHalf);
+  put16(b, 82, kQuarter);
+  auto y = dequant(GgmlType::Q2_K, b, 256);
+  for (int e = 0; e < 256; ++e) {
+    int h = e / 128, g = (e % 128) / 32, l = e % 32;
+    int qv = (b[16 + 32 * h + l] >> (2 * g)) & 3;
+    int sc = b[e / 16];
+    double expect = 0.5 * (sc & 0xF) * qv - 0.25 * (sc >> 4);
+    EXPECT_EQ(double(y[e]), expect) << e;
+  }
+}
+
+TEST(QuantDequant, Q3_KHandBlock) {
+  auto b = random_bytes(110, 3);
+  put16(b, 108, kHalf);
+  auto y = dequant(GgmlType::Q3_K, b, 256);
+  const uint8_t* hmask = &b[0];
+  const uint8_t* qs = &b[32];
+  const uint8_t* sc = &b[96];
+  for (int e = 0; e < 256; ++e) {
+    int h = e / 128, g = (e % 128) / 32, l = e % 32;
+    int q2 = (qs[32 * h + l] >> (2 * g)) & 3;
+    int hbit = (hmask[l] >> (4 * h + g)) & 1;
+    int j = e / 16;
+    int lo = j < 8 ? (sc[j] & 0xF) : (sc[j - 8] >> 4);
+    int hi = (sc[8 + j % 4] >> (2 * (j / 4))) & 3;
+    double expect = 0.5 * ((lo | hi << 4) - 32) * (q2 - (hbit ? 0 : 4));
+    EXPECT_EQ(double(y[e]), expect) << e;
+  }
+}
+
+namespace {
+// get_scale_min_k4 as the format sheet states it.
+void scale_min_k4(int j, const uint8_t* q, int& sc, int& m) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+}  // namespace
+
+TEST(QuantDequant, Q4_KAndQ5_KHandBlocks) {
+  for (bool q5 : {false, true}) {
+    auto b = random_bytes(q5 ? 176 : 144, q5 ? 5 : 4);
+    put16(b, 0, kHalf);
+    put16(b, 2, kQuarter);
+    auto y = dequant(q5 ? GgmlType::Q5_K : GgmlType::Q4_K, b, 256);
+    const uint8_t* scales = &b[4];
+    const uint8_t* qh = &b[16];
+    const uint8_t* qs = q5 ? &b[48] : &b[16];
+    for (int e = 0; e < 256; ++e) {
+      int c = e / 64, high = (e % 64) / 32, l = e % 32;
+      int nib = high ? (qs[32 * c + l] >> 4) : (qs[32 * c + l] & 0xF);
+      if (q5) nib += 16 * ((qh[l] >> (2 * c + high)) & 1);
+      int sc, m;
+      scale_min_k4(2 * c + high, scales, sc, m);
+      double expect = 0.5 * sc * nib - 0.25 * m;
+      EXPECT_EQ(double(y[e]), expect) << e << (q5 ? " q5_K" : " q4_K");
+    }
+  }
+}
+
+TEST(QuantDequant, Q6_KHandBlock) {
+  auto b = random_bytes(210, 6);
+  put16(b, 208, kQuarter);
+  auto y = dequant(GgmlType::Q6_K, b, 256);
+  const uint8_t* ql = &b[0];
+  const uint8_t* qh = &b[128];
+  const int8_t* sc = reinterpret_cast<const int8_t*>(&b[192]);
+  for (int e = 0; e < 256; ++e) {
+    int h = e / 128, k = (e % 128) / 32, l = e % 32;
+    int lo4 = k == 0   ? (ql[64 * h + l] & 0xF)
+              : k == 1 ? (ql[64 * h + 32 + l] & 0xF)
+              : k == 2 ? (ql[64 * h + l] >> 4)
+                       : (ql[64 * h + 32 + l] >> 4);
+    int hi2 = (qh[32 * h + l] >> (2 * k)) & 3;
+    double expect = 0.25 * sc[e / 16] * ((lo4 | hi2 << 4) - 32);
+    EXPECT_EQ(double(y[e]), expect) << e;
+  }
+}
+
+TEST(QuantDequant, Q8_KHandBlock) {
+  auto b = random_bytes(292, 8);
+  const float d = 0.125f;
+  std::memcpy(&b[0], &d, 4);
+  auto y = dequant(GgmlType::Q8_K, b, 256);
+  for (int j = 0; j < 256; ++j) EXPECT_EQ(y[j], 0.125f * float(int8_t(b[4 + j])));
+}
+
+TEST(QuantDequant, FloatTypes) {
+  std::vector<uint8_t> b(6);
+  put16(b, 0, kHalf);
+  put16(b, 2, 0xC000);  // -2
+  put16(b, 4, 0x3F80);  // bf16 1.0 (read as f16 it is 1.875)
+  auto y = dequant(GgmlType::F16, b, 3);
+  EXPECT_EQ(y[0], 0.5f);
+  EXPECT_EQ(y[1], -2.0f);
+  EXPECT_EQ(y[2], 1.875f);
+  auto z = dequant(GgmlType::BF16, b, 3);
+  EXPECT_EQ(z[2], 1.0f);
+}
+
+// ---- reference quantizers on hand-computed cases -------------------------------
+
+TEST(QuantReference, Q8_0OfRamp) {
+  // x = j - 15.5 * (j<32); amax = 16.5 at j = 32? use x_j = j/4 - 4 (amax 4 at j=0)
+  std::vector<float> x(32);
+  for (int j = 0; j < 32; ++j) x[j] = float(j) / 4.0f - 4.0f;
+  std::vector<uint8_t> b(34);
+  q::quantize_row(GgmlType::Q8_0, x.data(), b.data(), 32);
+  // d = 4/127 stored as f16; q = round(x * 127/4)
+  uint16_t d;
+  std::memcpy(&d, b.data(), 2);
+  EXPECT_NEAR(f16_bits_to_f32(d), 4.0 / 127.0, 1e-5);
+  for (int j = 0; j < 32; ++j) {
+    EXPECT_EQ(int(int8_t(b[2 + j])), int(std::lround((j / 4.0 - 4.0) * 127.0 / 4.0))) << j;
+  }
+}
+
+TEST(QuantReference, Q4_0SignedMaxBecomesMinusEight) {
+  // the largest magnitude is -3 -> d = -3/-8 = 0.375, it quantizes to 0 (value -8*d)
+  std::vector<float> x(32, 0.0f);
+  x[5] = -3.0f;
+  x[20] = 1.5f;  // 1.5/0.375 = 4 -> q = 12
+  std::vector<uint8_t> b(18);
+  q::quantize_row(GgmlType::Q4_0, x.data(), b.data(), 32);
+  uint16_t d;
+  std::memcpy(&d, b.data(), 2);
+  EXPECT_EQ(f16_bits_to_f32(d), 0.375f);
+  EXPECT_EQ(b[2 + 5] & 0xF, 0);
+  EXPECT_EQ(b[2 + 4] >> 4, 12);  // element 20 is the high nibble of byte 4
+  EXPECT_EQ(b[2 + 0] & 0xF, 8);  // zeros -> 8
+}
+
+TEST(QuantReference, Q8_1StoresScaledSum) {
+  std::vector<float> x(32, 1.0f);
+  x[0] = -2.0f;
+  std::vector<uint8_t> b(36);
+  q::quantize_row(GgmlType::Q8_1, x.data(), b.data(), 32);
+  uint16_t d, s;
+  std::memcpy(&d, b.data(), 2);
+  std::memcpy(&s, b.data() + 2, 2);
+  // q = -127 at 0 and round(63.5) = 64 elsewhere; s = d * sum(q)
+  const double dd = f16_bits_to_f32(d);
+  EXPECT_EQ(int8_t(b[4]), -127);
+  EXPECT_EQ(int8_t(b[5]), 64);
+  EXPECT_NEAR(f16_bits_to_f32(s), dd * (-127 + 31 * 64), 0.01);
+}
+
+TEST(QuantReference, ZeroInputGivesZeroBlocks) {
+  std::vector<float> x(256, 0.0f), y(256, 1.0f);
+  for (GgmlType t : kAllGgmlTypes) {
+    std::vector<uint8_t> b(ggml_row_size(t, 256), 0xAB);
+    q::quantize_row(t, x.data(), b.data(), 256);
+    q::dequantize_row(t, b.data(), y.data(), 256);
+    for (float v : y) ASSERT_EQ(v, 0.0f) << ggml_type_name(t);
+  }
+}
+
+// ---- ggml's error bounds ----------------------------------------------------------
+
+namespace {
+double max_rmse(GgmlType t) {
+  switch (t) {
+    case GgmlType::Q2_K:
+      return 0.0075;  // MAX_QUANTIZATION_TOTAL_ERROR_2BITS
+    case GgmlType::Q3_K:
+      return 0.0040;  // MAX_QUANTIZATION_TOTAL_ERROR_3BITS
+    default:
+      return 0.002;  // MAX_QUANTIZATION_TOTAL_ERROR
+  }
+}
+double max_dot_error(GgmlType t) {
+  return t == GgmlType::Q2_K ? 0.04 : 0.02;  // MAX_DOT_PRODUCT_ERROR(_LOWBIT)
+}
+}  // namespace
+
+TEST(QuantError, RoundTripWithinGgmlBounds) {
+  const size_t n = 32 * 128;
+  const auto x = synthetic(0.0f, n);
+  for (GgmlType t : kAllGgmlTypes) {
+    std::vector<uint8_t> b(ggml_row_size(t, n));
+    std::vector<float> y(n);
+    q::quantize_row(t, x.data(), b.data(), n);
+    q::dequantize_row(t, b.data(), y.data(), n);
+    const double err = ggml_rmse(x, y);
+    EXPECT_LE(err, max_rmse(t)) << ggml_type_name(t);
+  }
+}
+
+TEST(QuantError, DotProductWithinGgmlBounds) {
+  const size_t n = 32 * 128;
+  const auto x = synthetic(0.0f, n), w = synthetic(1.0f, n);
+  double ref = 0;
+  for (size_t i = 0; i < n; ++i) ref += double(x[i]) * double(w[i]);
+  for (GgmlType t : kAllGgmlTypes) {
+    const GgmlType at = ggml_vec_dot_type(t);
+    std::vector<uint8_t> wb(ggml_row_size(t, n)), xb(ggml_row_size(at, n));
+    q::quantize_row(t, w.data(), wb.data(), n);
+    q::quantize_row(at, x.data(), xb.data(), n);
+    const double got = q::vec_dot(t, n, wb.data(), xb.data());
+    EXPECT_LE(std::fabs(got - ref) / double(n), max_dot_error(t)) << ggml_type_name(t);
+  }
+}
+
+TEST(QuantError, VecDotEqualsDequantizedDot) {
+  // The integer dot must equal the float64 dot of the two dequantized rows up to rounding.
+  const size_t n = 512;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> x(n), w(n);
+  for (auto& v : x) v = nd(rng);
+  for (auto& v : w) v = nd(rng);
+  for (GgmlType t : kAllGgmlTypes) {
+    const GgmlType at = ggml_vec_dot_type(t);
+    std::vector<uint8_t> wb(ggml_row_size(t, n)), xb(ggml_row_size(at, n));
+    q::quantize_row(t, w.data(), wb.data(), n);
+    q::quantize_row(at, x.data(), xb.data(), n);
+    std::vector<float> wd(n), xd(n);
+    q::dequantize_row(t, wb.data(), wd.data(), n);
+    q::dequantize_row(at, xb.data(), xd.data(), n);
+    double ref = 0, mag = 0;
+    for (size_t i = 0; i < n; ++i) {
+      ref += double(wd[i]) * xd[i];
+      mag += std::fabs(double(wd[i]) * xd[i]);
+    }
+    // Q8_1's s is rounded to f16, so Q4_1/Q5_1 carry an extra 2^-11 relative term per block
+    EXPECT_NEAR(q::vec_dot(t, n, wb.data(), xb.data()), ref, 2e-3 * mag) << ggml_type_name(t);
+  }
+}
+
+// ---- QTensor and qmatmul ------------------------------------------------------------
+
+TEST(QTensor, QuantizeDequantizeShapes) {
+  auto x = synthetic(0.5f, 4 * 256);
+  Tensor t = Tensor::from_vector(x, Shape{4, 256});
+  QTensor qt = QTensor::quantize(t, GgmlType::Q4_K);
+  EXPECT_EQ(qt.shape(), (Shape{4, 256}));
+  EXPECT_EQ(qt.nbytes(), 4u * 144u);
+  Tensor d = qt.dequantize();
+  EXPECT_EQ(d.shape(), (Shape{4, 256}));
+  auto dv = d.to_vector<float>();
+  std::vector<float> ref(4 * 256);
+  auto hb = qt.to_host_bytes();
+  q::dequantize_row(GgmlType::Q4_K, hb.data(), ref.data(), ref.size());
+  EXPECT_EQ(dv, ref);
+  EXPECT_EQ(qt.dequantize(DType::F16).dtype(), DType::F16);
+  EXPECT_EQ(qt.str(), "QTensor[4,256] q4_K cpu");
+}
+
+TEST(QTensor, BadShapeAndDtypeThrow) {
+  Tensor t = Tensor::zeros(Shape{2, 48});
+  try {
+    QTensor::quantize(t, GgmlType::Q8_0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
+    EXPECT_NE(std::string(e.what()).find("last dim 48"), std::string::npos);
+  }
+  try {
+    QTensor::quantize(Tensor::zeros(Shape{2, 32}, DType::I32), GgmlType::Q8_0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedDType);
+    EXPECT_NE(std::string(e.what()).find("i32"), std::string::npos);
+  }
+  std::vector<uint8_t> bytes(10);
+  try {
+    QTensor::from_bytes(GgmlType::Q8_0, Shape{32}, bytes.data(), bytes.size());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("needs 34 bytes, got 10"), std::string::npos);
+  }
+}
+
+TEST(QMatmul, MatchesFloat64OfDequantizedOperands) {
+  const size_t m = 3, n = 5, k = 512;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> xv(m * k), wv(n * k);
+  for (auto& v : xv) v = nd(rng);
+  for (auto& v : wv) v = nd(rng);
+  Tensor x = Tensor::from_vector(xv, Shape{m, k});
+  for (GgmlType t : kAllGgmlTypes) {
+    if (t == GgmlType::Q8_K) continue;  // an activation format, never a weight in ggml
+    QTensor w = QTensor::quantize(Tensor::from_vector(wv, Shape{n, k}), t);
+    auto wd = w.dequantize().to_vector<float>();
+    auto out = qmatmul(x, w).to_vector<float>();
+    ASSERT_EQ(out.size(), m * n);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        double ref = 0;
+        for (size_t l = 0; l < k; ++l) ref += double(xv[i * k + l]) * wd[j * k + l];
+        num += (out[i * n + j] - ref) * (out[i * n + j] - ref);
+        den += ref * ref;
+      }
+    }
+    // activations are quantized to 8 bits: NMSE bound as in test-backend-ops (5e-4)
+    EXPECT_LE(num / den, 5e-4) << ggml_type_name(t);
+  }
+}
+
+TEST(QMatmul, BatchDimsAndErrors) {
+  auto wv = synthetic(0.3f, 4 * 64);
+  QTensor w = QTensor::quantize(Tensor::from_vector(wv, Shape{4, 64}), GgmlType::Q8_0);
+  Tensor x = Tensor::ones(Shape{2, 3, 64});
+  Tensor y = qmatmul(x, w);
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 4}));
+  try {
+    qmatmul(Tensor::ones(Shape{2, 32}), w);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
+    EXPECT_NE(std::string(e.what()).find("inner dims differ"), std::string::npos);
+  }
+  try {
+    qmatmul(Tensor::ones(Shape{2, 64}, DType::I64), w);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedDType);
+  }
+  QTensor w3 = QTensor::quantize(Tensor::ones(Shape{2, 2, 64}), GgmlType::Q8_0);
+  try {
+    qmatmul(x, w3);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
+    EXPECT_NE(std::string(e.what()).find("rank 2"), std::string::npos);
+  }
+}
