@@ -1,15 +1,135 @@
-// STUB: replaced by the family owner.
+// Front end of the elementwise families: validate (defined, same device, same
+// dtype, NumPy broadcasting, dtype subsets), then dispatch with broadcast layouts
+// (stride 0 on broadcast dims). Empty outputs never reach a backend.
+#include <fmt/format.h>
+
+#include "backend/dispatch.h"
 #include "core/checks.h"
 
 namespace wick {
 
-Tensor Tensor::affine(double mul, double add) const { throw_error(ErrorKind::InvalidArgument, "affine", "not implemented yet"); }
-Tensor Tensor::powf(double e) const { throw_error(ErrorKind::InvalidArgument, "powf", "not implemented yet"); }
-Tensor Tensor::elu(double alpha) const { throw_error(ErrorKind::InvalidArgument, "elu", "not implemented yet"); }
-Tensor Tensor::unary(UnaryOp op) const { throw_error(ErrorKind::InvalidArgument, "unary", "not implemented yet"); }
-Tensor Tensor::binary(BinaryOp op, const Tensor& rhs) const { throw_error(ErrorKind::InvalidArgument, "binary", "not implemented yet"); }
-Tensor Tensor::cmp(CmpOp op, const Tensor& rhs) const { throw_error(ErrorKind::InvalidArgument, "cmp", "not implemented yet"); }
-Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const { throw_error(ErrorKind::InvalidArgument, "where_cond", "not implemented yet"); }
-Tensor Tensor::to_dtype(DType dtype) const { throw_error(ErrorKind::InvalidArgument, "to_dtype", "not implemented yet"); }
+using core::describe;
+
+namespace {
+
+// A new tensor of `shape`/`dtype` on t's device from backend storage `s`.
+Tensor result(StoragePtr s, const Shape& shape, DType dtype, const Tensor& t) {
+  return core::wrap(std::move(s), shape, dtype, t.device());
+}
+
+// An empty output (no backend call: GPU launches of zero elements are not valid).
+Tensor empty_like(const Shape& shape, DType dtype, const Tensor& t) {
+  return Tensor::empty(shape, dtype, t.device());
+}
+
+// Unary-shaped ops: defined input, dtype in `allowed`; `run` calls the backend.
+template <class Run>
+Tensor unary_shaped(const Tensor& x, const char* op, DTypeSet allowed, Run&& run) {
+  core::check_defined(op, x, "tensor");
+  core::check_dtype_in(op, x, allowed, "tensor");
+  if (x.elem_count() == 0) return empty_like(x.shape(), x.dtype(), x);
+  return result(run(core::storage_of(x), x.layout()), x.shape(), x.dtype(), x);
+}
+
+// Validates lhs/rhs of a binary-shaped op and returns the broadcast output shape.
+Shape check_binary(const char* op, const Tensor& lhs, const Tensor& rhs) {
+  core::check_defined(op, lhs, "lhs");
+  core::check_defined(op, rhs, "rhs");
+  core::check_same_device(op, lhs, rhs);
+  core::check_same_dtype(op, lhs, rhs);
+  try {
+    return core::broadcast_shape(op, lhs.shape(), rhs.shape());
+  } catch (const Error&) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("lhs {} rhs {}: shapes are not broadcastable", describe(lhs), describe(rhs)));
+  }
+}
+
+}  // namespace
+
+Tensor Tensor::affine(double mul, double add) const {
+  return unary_shaped(*this, "affine", kAllDTypeSet,
+                      [&](const BackendStorage& s, const Layout& l) { return s.affine(l, mul, add); });
+}
+
+Tensor Tensor::powf(double e) const {
+  return unary_shaped(*this, "powf", kFloatDTypes,
+                      [&](const BackendStorage& s, const Layout& l) { return s.powf(l, e); });
+}
+
+Tensor Tensor::elu(double alpha) const {
+  return unary_shaped(*this, "elu", kFloatDTypes,
+                      [&](const BackendStorage& s, const Layout& l) { return s.elu(l, alpha); });
+}
+
+Tensor Tensor::unary(UnaryOp op) const {
+  if (size_t(op) >= kNumUnaryOps) {
+    throw_error(ErrorKind::InvalidArgument, "unary", fmt::format("unknown unary op {}", int(op)));
+  }
+  const char* name = unary_op_name(op).data();  // names are string literals
+  DTypeSet allowed = unary_op_allows_int(op) ? kAllDTypeSet : kFloatDTypes;
+  return unary_shaped(*this, name, allowed,
+                      [&](const BackendStorage& s, const Layout& l) { return s.unary(op, l); });
+}
+
+Tensor Tensor::binary(BinaryOp op, const Tensor& rhs) const {
+  if (size_t(op) >= kNumBinaryOps) {
+    throw_error(ErrorKind::InvalidArgument, "binary", fmt::format("unknown binary op {}", int(op)));
+  }
+  const char* name = binary_op_name(op).data();
+  Shape out = check_binary(name, *this, rhs);
+  if (out.elem_count() == 0) return empty_like(out, dtype_, *this);
+  auto s =
+      storage_->binary(op, core::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
+  return result(std::move(s), out, dtype_, *this);
+}
+
+Tensor Tensor::cmp(CmpOp op, const Tensor& rhs) const {
+  if (size_t(op) >= kNumCmpOps) {
+    throw_error(ErrorKind::InvalidArgument, "cmp", fmt::format("unknown comparison op {}", int(op)));
+  }
+  const char* name = cmp_op_name(op).data();
+  Shape out = check_binary(name, *this, rhs);
+  if (out.elem_count() == 0) return empty_like(out, DType::U8, *this);
+  auto s =
+      storage_->cmp(op, core::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
+  return result(std::move(s), out, DType::U8, *this);
+}
+
+Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
+  const char* op = "where_cond";
+  core::check_defined(op, *this, "condition");
+  core::check_defined(op, on_true, "on_true");
+  core::check_defined(op, on_false, "on_false");
+  core::check_same_device(op, *this, on_true);
+  core::check_same_device(op, *this, on_false);
+  core::check_dtype_in(op, *this, kIndexDTypes, "condition");
+  if (on_true.dtype() != on_false.dtype()) {
+    throw_error(ErrorKind::DTypeMismatch, op,
+                fmt::format("on_true {} on_false {}: dtypes differ", describe(on_true), describe(on_false)));
+  }
+  Shape out;
+  try {
+    out = core::broadcast_shape(op, core::broadcast_shape(op, shape(), on_true.shape()), on_false.shape());
+  } catch (const Error&) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("condition {} on_true {} on_false {}: shapes are not broadcastable",
+                            describe(*this), describe(on_true), describe(on_false)));
+  }
+  DType dt = on_true.dtype();
+  if (out.elem_count() == 0) return empty_like(out, dt, *this);
+  auto s = storage_->where_cond(layout_.broadcast_as(out), core::storage_of(on_true),
+                                on_true.layout().broadcast_as(out), core::storage_of(on_false),
+                                on_false.layout().broadcast_as(out));
+  return result(std::move(s), out, dt, *this);
+}
+
+// Same dtype: returns this tensor (shares storage), as PyTorch's `to` does.
+Tensor Tensor::to_dtype(DType dtype) const {
+  core::check_defined("to_dtype", *this, "tensor");
+  if (dtype == dtype_) return *this;
+  if (elem_count() == 0) return empty_like(shape(), dtype, *this);
+  return result(storage_->to_dtype(layout_, dtype), shape(), dtype, *this);
+}
 
 }  // namespace wick

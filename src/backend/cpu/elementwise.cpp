@@ -1,15 +1,265 @@
-// STUB: replaced by the family owner.
+// CPU elementwise families: affine, powf, elu, unary, binary, cmp, where_cond,
+// to_dtype. One engine serves them all: operands of identical dims are walked as
+// rows (dims collapsed where every operand is contiguous across them, size-1
+// dims dropped), and each row runs a plain loop the compiler vectorizes when the
+// operand's inner stride is 1 (or 0, a broadcast scalar). Op semantics live in the
+// functors of backend/common/functors.h, which the GPU kernels share.
+#include <array>
+#include <cstring>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "backend/common/functors.h"
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/strided.h"
+#include "backend/dispatch.h"
 
 namespace wick {
 
-StoragePtr CpuStorage::affine(const Layout& l, double mul, double add) const { throw_error(ErrorKind::InvalidArgument, "affine", "not implemented yet"); }
-StoragePtr CpuStorage::powf(const Layout& l, double e) const { throw_error(ErrorKind::InvalidArgument, "powf", "not implemented yet"); }
-StoragePtr CpuStorage::elu(const Layout& l, double alpha) const { throw_error(ErrorKind::InvalidArgument, "elu", "not implemented yet"); }
-StoragePtr CpuStorage::unary(UnaryOp op, const Layout& l) const { throw_error(ErrorKind::InvalidArgument, "unary", "not implemented yet"); }
-StoragePtr CpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l, const Layout& rhs_l) const { throw_error(ErrorKind::InvalidArgument, "binary", "not implemented yet"); }
-StoragePtr CpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l, const Layout& rhs_l) const { throw_error(ErrorKind::InvalidArgument, "cmp", "not implemented yet"); }
-StoragePtr CpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l, const BackendStorage& f, const Layout& f_l) const { throw_error(ErrorKind::InvalidArgument, "where_cond", "not implemented yet"); }
-StoragePtr CpuStorage::to_dtype(const Layout& l, DType dtype) const { throw_error(ErrorKind::InvalidArgument, "to_dtype", "not implemented yet"); }
+namespace {
+
+// The functor lists must follow the op enums (order and names).
+template <class Tuple, size_t N>
+constexpr bool names_match(const std::array<std::string_view, N>& names) {
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return ((std::string_view(std::tuple_element_t<I, Tuple>::name) == names[I]) && ...);
+  }
+  (std::make_index_sequence<N>{});
+}
+static_assert(std::tuple_size_v<fn::UnaryFunctors> == kNumUnaryOps);
+static_assert(std::tuple_size_v<fn::BinaryFunctors> == kNumBinaryOps);
+static_assert(std::tuple_size_v<fn::CmpFunctors> == kNumCmpOps);
+static_assert(names_match<fn::UnaryFunctors>(kUnaryOpNames));
+static_assert(names_match<fn::BinaryFunctors>(kBinaryOpNames));
+static_assert(names_match<fn::CmpFunctors>(kCmpOpNames));
+
+// Calls f.template operator()<I>() for the runtime index i < N.
+template <size_t N, class F>
+void with_index(size_t i, F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((i == I ? (f.template operator()<I>(), true) : false) || ...);
+  }
+  (std::make_index_sequence<N>{});
+}
+
+// Elements per thread chunk below which a loop stays serial.
+constexpr size_t kGrain = size_t(1) << 15;
+
+// K operands of identical dims as rows: `outer` layouts (all dims but the last
+// collapsed one, each operand's strides and start offset) and the inner run.
+template <size_t K>
+struct RowPlan {
+  std::array<Layout, K> outer;
+  size_t inner = 1;                      // elements per row
+  std::array<size_t, K> inner_stride{};  // elements between row neighbours, per operand
+};
+
+template <size_t K>
+RowPlan<K> plan_rows(const std::array<const Layout*, K>& ls) {
+  const auto& dims = ls[0]->dims();
+  // Keep dims of size > 1, outermost first; merge a dim into the one after it when
+  // every operand steps across the boundary as if contiguous.
+  std::vector<size_t> d;
+  std::array<std::vector<size_t>, K> s;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] == 1) continue;
+    bool merge = !d.empty();
+    for (size_t j = 0; j < K && merge; ++j) merge = s[j].back() == ls[j]->strides()[k] * dims[k];
+    if (merge) {
+      d.back() *= dims[k];
+      for (size_t j = 0; j < K; ++j) s[j].back() = ls[j]->strides()[k];
+    } else {
+      d.push_back(dims[k]);
+      for (size_t j = 0; j < K; ++j) s[j].push_back(ls[j]->strides()[k]);
+    }
+  }
+  RowPlan<K> p;
+  if (!d.empty()) {
+    p.inner = d.back();
+    d.pop_back();
+    for (size_t j = 0; j < K; ++j) {
+      p.inner_stride[j] = s[j].back();
+      s[j].pop_back();
+    }
+  }
+  for (size_t j = 0; j < K; ++j) p.outer[j] = Layout(d, s[j], ls[j]->start_offset());
+  return p;
+}
+
+// Calls row(out_begin, offsets, inner_strides, len) for every row of the operands
+// `ls` (identical dims), in parallel; out_begin is the row's row-major index.
+template <size_t K, class Row>
+void for_each_row(const std::array<const Layout*, K>& ls, Row&& row) {
+  size_t n = ls[0]->elem_count();
+  if (n == 0) return;
+  RowPlan<K> p = plan_rows(ls);
+  size_t rows = n / p.inner;
+  size_t grain = p.inner >= kGrain ? 1 : kGrain / p.inner;
+  cpu::parallel_for(rows, grain, [&](size_t b, size_t e) {
+    std::array<const Layout*, K> outer;
+    for (size_t j = 0; j < K; ++j) outer[j] = &p.outer[j];
+    cpu::StridedWalker<K> w(outer, b);
+    for (size_t r = b; r < e; ++r, w.next()) row(r * p.inner, w.offset, p.inner_stride, p.inner);
+  });
+}
+
+// Element type <-> compute type: f16/bf16 compute in float and round once on the way out.
+template <class T>
+compute_t<T> load(T x) {
+  return compute_t<T>(x);
+}
+template <class T, class C>
+T store(C x) {
+  if constexpr (std::is_same_v<T, C>) {
+    return x;
+  } else {
+    return T(x);
+  }
+}
+
+// out[i] = f(in[i]) over a strided input; Out = In unless given.
+template <class In, class Out, class F>
+StoragePtr map1(const CpuStorage& in, const Layout& l, F f) {
+  auto out = cpu_alloc(l.elem_count(), dtype_of<Out>);
+  const In* src = in.data<In>();
+  Out* dst = out->template data<Out>();
+  for_each_row<1>(
+      {&l}, [&](size_t o, const std::array<size_t, 1>& off, const std::array<size_t, 1>& st, size_t len) {
+        const In* a = src + off[0];
+        Out* y = dst + o;
+        if (st[0] == 1) {
+          for (size_t i = 0; i < len; ++i) y[i] = f(a[i]);
+        } else {
+          for (size_t i = 0; i < len; ++i) y[i] = f(a[i * st[0]]);
+        }
+      });
+  return out;
+}
+
+// out[i] = f(a[i], b[i]); the inner-stride cases a broadcast produces get their own loops.
+template <class In, class Out, class F>
+StoragePtr map2(const CpuStorage& lhs, const CpuStorage& rhs, const Layout& ll, const Layout& rl, F f) {
+  auto out = cpu_alloc(ll.elem_count(), dtype_of<Out>);
+  const In* lp = lhs.data<In>();
+  const In* rp = rhs.data<In>();
+  Out* dst = out->template data<Out>();
+  for_each_row<2>({&ll, &rl}, [&](size_t o, const std::array<size_t, 2>& off, const std::array<size_t, 2>& st,
+                                  size_t len) {
+    const In* a = lp + off[0];
+    const In* b = rp + off[1];
+    Out* y = dst + o;
+    if (st[0] == 1 && st[1] == 1) {
+      for (size_t i = 0; i < len; ++i) y[i] = f(a[i], b[i]);
+    } else if (st[0] == 1 && st[1] == 0) {
+      const In bv = b[0];
+      for (size_t i = 0; i < len; ++i) y[i] = f(a[i], bv);
+    } else if (st[0] == 0 && st[1] == 1) {
+      const In av = a[0];
+      for (size_t i = 0; i < len; ++i) y[i] = f(av, b[i]);
+    } else {
+      for (size_t i = 0; i < len; ++i) y[i] = f(a[i * st[0]], b[i * st[1]]);
+    }
+  });
+  return out;
+}
+
+// A unary functor lifted to element types (compute type in between).
+template <class T, class Op>
+auto lift1(Op op) {
+  return [op](T x) { return store<T>(op(load(x))); };
+}
+
+template <DTypeSet Set, class Op>
+StoragePtr unary_family(const CpuStorage& s, const Layout& l, Op op, const char* name) {
+  return dispatch_dtype<Set>(s.dtype(), name, [&]<class T>() { return map1<T, T>(s, l, lift1<T>(op)); });
+}
+
+}  // namespace
+
+StoragePtr CpuStorage::affine(const Layout& l, double mul, double add) const {
+  return unary_family<kAllDTypeSet>(*this, l, fn::Affine{mul, add}, "affine");
+}
+
+StoragePtr CpuStorage::powf(const Layout& l, double e) const {
+  return unary_family<kFloatDTypes>(*this, l, fn::Powf{e}, "powf");
+}
+
+StoragePtr CpuStorage::elu(const Layout& l, double alpha) const {
+  return unary_family<kFloatDTypes>(*this, l, fn::Elu{alpha}, "elu");
+}
+
+StoragePtr CpuStorage::unary(UnaryOp op, const Layout& l) const {
+  StoragePtr out;
+  with_index<kNumUnaryOps>(size_t(op), [&]<size_t I>() {
+    constexpr DTypeSet set = unary_op_allows_int(UnaryOp(I)) ? kAllDTypeSet : kFloatDTypes;
+    using Op = std::tuple_element_t<I, fn::UnaryFunctors>;
+    out = unary_family<set>(*this, l, Op{}, Op::name);
+  });
+  return out;
+}
+
+StoragePtr CpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
+                              const Layout& rhs_l) const {
+  StoragePtr out;
+  with_index<kNumBinaryOps>(size_t(op), [&]<size_t I>() {
+    using Op = std::tuple_element_t<I, fn::BinaryFunctors>;
+    out = dispatch_dtype(dtype_, Op::name, [&]<class T>() {
+      auto f = [](T a, T b) { return store<T>(Op{}(load(a), load(b))); };
+      return map2<T, T>(*this, CpuStorage::of(rhs), lhs_l, rhs_l, f);
+    });
+  });
+  return out;
+}
+
+StoragePtr CpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
+                           const Layout& rhs_l) const {
+  StoragePtr out;
+  with_index<kNumCmpOps>(size_t(op), [&]<size_t I>() {
+    using Op = std::tuple_element_t<I, fn::CmpFunctors>;
+    out = dispatch_dtype(dtype_, Op::name, [&]<class T>() {
+      auto f = [](T a, T b) { return uint8_t(Op{}(load(a), load(b))); };
+      return map2<T, uint8_t>(*this, CpuStorage::of(rhs), lhs_l, rhs_l, f);
+    });
+  });
+  return out;
+}
+
+StoragePtr CpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
+                                  const BackendStorage& f, const Layout& f_l) const {
+  const auto& ts = CpuStorage::of(t);
+  const auto& fs = CpuStorage::of(f);
+  return dispatch_dtype<kIndexDTypes>(dtype_, "where_cond", [&]<class C>() {
+    return dispatch_dtype(ts.dtype(), "where_cond", [&]<class T>() -> StoragePtr {
+      auto out = cpu_alloc(l.elem_count(), dtype_of<T>);
+      const C* cp = data<C>();
+      const T* tp = ts.data<T>();
+      const T* fp = fs.data<T>();
+      T* dst = out->template data<T>();
+      const fn::Where where;
+      for_each_row<3>({&l, &t_l, &f_l}, [&](size_t o, const std::array<size_t, 3>& off,
+                                            const std::array<size_t, 3>& st, size_t len) {
+        const C* c = cp + off[0];
+        const T* a = tp + off[1];
+        const T* b = fp + off[2];
+        T* y = dst + o;
+        if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+          for (size_t i = 0; i < len; ++i) y[i] = where(c[i], a[i], b[i]);
+        } else {
+          for (size_t i = 0; i < len; ++i) y[i] = where(c[i * st[0]], a[i * st[1]], b[i * st[2]]);
+        }
+      });
+      return out;
+    });
+  });
+}
+
+StoragePtr CpuStorage::to_dtype(const Layout& l, DType dtype) const {
+  return dispatch_dtype(dtype_, "to_dtype", [&]<class From>() {
+    return dispatch_dtype(dtype, "to_dtype", [&]<class To>() {
+      return map1<From, To>(*this, l, [](From x) { return convert<To, From>(x); });
+    });
+  });
+}
 
 }  // namespace wick
