@@ -1,17 +1,336 @@
-// STUB: replaced by the family owner.
+// Front end of matmul, convolutions, pooling and upsampling: shape, dtype, device
+// and geometry checks, then one backend call. Groups: conv1d/conv2d pass them to
+// the backend (im2col per group); conv_transpose1d with groups > 1 runs one
+// transposed convolution per channel group here and concatenates the outputs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "backend/dispatch.h"
 #include "core/checks.h"
 
 namespace wick {
 
-Tensor Tensor::matmul(const Tensor& rhs) const { throw_error(ErrorKind::InvalidArgument, "matmul", "not implemented yet"); }
-Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation, size_t groups) const { throw_error(ErrorKind::InvalidArgument, "conv1d", "not implemented yet"); }
-Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride, size_t dilation, size_t groups) const { throw_error(ErrorKind::InvalidArgument, "conv_transpose1d", "not implemented yet"); }
-Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation, size_t groups) const { throw_error(ErrorKind::InvalidArgument, "conv2d", "not implemented yet"); }
-Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride, size_t dilation) const { throw_error(ErrorKind::InvalidArgument, "conv_transpose2d", "not implemented yet"); }
-Tensor Tensor::avg_pool2d(std::array<size_t, 2> kernel, std::array<size_t, 2> stride) const { throw_error(ErrorKind::InvalidArgument, "avg_pool2d", "not implemented yet"); }
-Tensor Tensor::max_pool2d(std::array<size_t, 2> kernel, std::array<size_t, 2> stride) const { throw_error(ErrorKind::InvalidArgument, "max_pool2d", "not implemented yet"); }
-Tensor Tensor::upsample_nearest1d(size_t target_len) const { throw_error(ErrorKind::InvalidArgument, "upsample_nearest1d", "not implemented yet"); }
-Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const { throw_error(ErrorKind::InvalidArgument, "upsample_nearest2d", "not implemented yet"); }
-Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners) const { throw_error(ErrorKind::InvalidArgument, "upsample_bilinear2d", "not implemented yet"); }
+using core::describe;
+
+namespace {
+
+// Defined, same device, same float dtype for an input and its kernel.
+void check_conv_operands(const char* op, const Tensor& x, const Tensor& k) {
+  core::check_defined(op, x, "input");
+  core::check_defined(op, k, "kernel");
+  core::check_same_device(op, x, k);
+  if (x.dtype() != k.dtype()) {
+    throw_error(ErrorKind::DTypeMismatch, op,
+                fmt::format("input {} kernel {}: dtypes differ", describe(x), describe(k)));
+  }
+  core::check_dtype_in(op, x, kFloatDTypes, "input");
+}
+
+void check_rank(const char* op, const Tensor& t, size_t rank, const char* what, const char* layout) {
+  if (t.rank() != rank) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("{} {} must be {} (rank {})", what, describe(t), layout, rank));
+  }
+}
+
+void check_positive(const char* op, size_t v, const char* what) {
+  if (v == 0) throw_error(ErrorKind::InvalidArgument, op, fmt::format("{} must be positive, got 0", what));
+}
+
+// Output length of a convolution along one axis; throws when no output position exists.
+size_t conv_out_len(const char* op, const Tensor& x, const Tensor& k, size_t in, size_t ks, size_t padding,
+                    size_t stride, size_t dilation) {
+  size_t span = dilation * (ks - 1) + 1;
+  if (in + 2 * padding < span) {
+    throw_error(
+        ErrorKind::InvalidArgument, op,
+        fmt::format("input {} kernel {} padding {} dilation {}: the dilated kernel ({}) is larger than the "
+                    "padded input ({}), no output positions",
+                    describe(x), describe(k), padding, dilation, span, in + 2 * padding));
+  }
+  return (in + 2 * padding - span) / stride + 1;
+}
+
+// Output length of a transposed convolution along one axis (> 0, else throws).
+size_t conv_transpose_out_len(const char* op, const Tensor& x, const Tensor& k, size_t in, size_t ks,
+                              size_t padding, size_t output_padding, size_t stride, size_t dilation) {
+  if (output_padding >= stride && output_padding >= dilation) {
+    throw_error(
+        ErrorKind::InvalidArgument, op,
+        fmt::format("input {} kernel {}: output_padding {} must be smaller than stride {} or dilation {}",
+                    describe(x), describe(k), output_padding, stride, dilation));
+  }
+  int64_t len =
+      in == 0 ? 0
+              : int64_t((in - 1) * stride + dilation * (ks - 1) + output_padding + 1) - int64_t(2 * padding);
+  if (len <= 0) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("input {} kernel {} padding {} stride {} dilation {}: no output positions",
+                            describe(x), describe(k), padding, stride, dilation));
+  }
+  return size_t(len);
+}
+
+void check_groups(const char* op, const Tensor& x, const Tensor& k, size_t c_in, size_t c_out,
+                  size_t groups) {
+  check_positive(op, groups, "groups");
+  if (c_in % groups != 0 || c_out % groups != 0) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("input {} kernel {}: groups {} must divide C_in {} and C_out {}", describe(x),
+                            describe(k), groups, c_in, c_out));
+  }
+}
+
+}  // namespace
+
+// --- matmul ----------------------------------------------------------------------
+
+Tensor Tensor::matmul(const Tensor& rhs) const {
+  const char* op = "matmul";
+  core::check_defined(op, *this, "lhs");
+  core::check_defined(op, rhs, "rhs");
+  core::check_same_device(op, *this, rhs);
+  if (rank() < 2 || rhs.rank() < 2) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("lhs {} rhs {}: both operands need rank >= 2", describe(*this), describe(rhs)));
+  }
+  core::check_same_dtype(op, *this, rhs);
+  core::check_dtype_in(op, *this, kMatmulDTypes, "lhs");
+  size_t m = dims()[rank() - 2], k = dims()[rank() - 1], n = rhs.dims()[rhs.rank() - 1];
+  if (rhs.dims()[rhs.rank() - 2] != k) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("lhs {} rhs {}: inner dims differ", describe(*this), describe(rhs)));
+  }
+  // Batch dims broadcast NumPy-style.
+  size_t lb = rank() - 2, rb = rhs.rank() - 2, nb = std::max(lb, rb);
+  std::vector<size_t> batch(nb);
+  for (size_t i = 0; i < nb; ++i) {
+    size_t dl = i + lb >= nb ? dims()[i + lb - nb] : 1;
+    size_t dr = i + rb >= nb ? rhs.dims()[i + rb - nb] : 1;
+    if (dl != dr && dl != 1 && dr != 1) {
+      throw_error(ErrorKind::ShapeMismatch, op,
+                  fmt::format("lhs {} rhs {}: batch dims do not broadcast", describe(*this), describe(rhs)));
+    }
+    batch[i] = dl == 1 ? dr : dl;
+  }
+  size_t b = 1;
+  for (size_t v : batch) b *= v;
+  auto with = [&](size_t r, size_t c) {
+    std::vector<size_t> v = batch;
+    v.push_back(r);
+    v.push_back(c);
+    return Shape(std::move(v));
+  };
+  Shape out_shape = with(m, n);
+  if (out_shape.elem_count() == 0 || k == 0) return Tensor::zeros(out_shape, dtype(), device());
+  Layout lhs_l = layout().broadcast_as(with(m, k)), rhs_l = rhs.layout().broadcast_as(with(k, n));
+  auto s = core::storage_of(*this).matmul(core::storage_of(rhs), MatmulDims{b, m, n, k}, lhs_l, rhs_l);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+// --- convolutions ----------------------------------------------------------------
+
+Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation,
+                      size_t groups) const {
+  const char* op = "conv1d";
+  check_conv_operands(op, *this, kernel);
+  check_rank(op, *this, 3, "input", "(B, C_in, L)");
+  check_rank(op, kernel, 3, "kernel", "(C_out, C_in/groups, K)");
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+  Conv1dParams p;
+  p.b_size = dims()[0], p.c_in = dims()[1], p.l_in = dims()[2];
+  p.c_out = kernel.dims()[0], p.k_size = kernel.dims()[2];
+  p.padding = padding, p.stride = stride, p.dilation = dilation, p.groups = groups;
+  check_groups(op, *this, kernel, p.c_in, p.c_out, groups);
+  if (kernel.dims()[1] * groups != p.c_in) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} kernel {}: kernel has {} input channels, expected C_in/groups = {}",
+                            describe(*this), describe(kernel), kernel.dims()[1], p.c_in / groups));
+  }
+  check_positive(op, p.k_size, "kernel size");
+  size_t l_out = conv_out_len(op, *this, kernel, p.l_in, p.k_size, padding, stride, dilation);
+  Shape out_shape{p.b_size, p.c_out, l_out};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  auto s = core::storage_of(*this).conv1d(layout(), core::storage_of(kernel), kernel.layout(), p);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride,
+                                size_t dilation, size_t groups) const {
+  const char* op = "conv_transpose1d";
+  check_conv_operands(op, *this, kernel);
+  check_rank(op, *this, 3, "input", "(B, C_in, L)");
+  check_rank(op, kernel, 3, "kernel", "(C_in, C_out/groups, K)");
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+  size_t c_in = dims()[1];
+  if (kernel.dims()[0] != c_in) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} kernel {}: kernel dim 0 must equal C_in {}", describe(*this),
+                            describe(kernel), c_in));
+  }
+  check_groups(op, *this, kernel, c_in, kernel.dims()[1] * groups, groups);
+  check_positive(op, kernel.dims()[2], "kernel size");
+  size_t l_out = conv_transpose_out_len(op, *this, kernel, dims()[2], kernel.dims()[2], padding,
+                                        output_padding, stride, dilation);
+  if (groups > 1) {
+    // Channel group g: input channels [g*C_in/groups, ...) with kernel rows of the same range.
+    size_t cin_g = c_in / groups;
+    std::vector<Tensor> parts;
+    for (size_t g = 0; g < groups; ++g) {
+      parts.push_back(narrow(1, g * cin_g, cin_g)
+                          .conv_transpose1d(kernel.narrow(0, g * cin_g, cin_g), padding, output_padding,
+                                            stride, dilation, 1));
+    }
+    return Tensor::cat(parts, 1);
+  }
+  ConvTranspose1dParams p;
+  p.b_size = dims()[0], p.c_in = c_in, p.l_in = dims()[2];
+  p.c_out = kernel.dims()[1], p.k_size = kernel.dims()[2];
+  p.padding = padding, p.output_padding = output_padding, p.stride = stride, p.dilation = dilation;
+  Shape out_shape{p.b_size, p.c_out, l_out};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  auto s = core::storage_of(*this).conv_transpose1d(layout(), core::storage_of(kernel), kernel.layout(), p);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation,
+                      size_t groups) const {
+  const char* op = "conv2d";
+  check_conv_operands(op, *this, kernel);
+  check_rank(op, *this, 4, "input", "(B, C_in, H, W)");
+  check_rank(op, kernel, 4, "kernel", "(C_out, C_in/groups, KH, KW)");
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+  Conv2dParams p;
+  p.b_size = dims()[0], p.c_in = dims()[1], p.i_h = dims()[2], p.i_w = dims()[3];
+  p.c_out = kernel.dims()[0], p.k_h = kernel.dims()[2], p.k_w = kernel.dims()[3];
+  p.padding = padding, p.stride = stride, p.dilation = dilation, p.groups = groups;
+  check_groups(op, *this, kernel, p.c_in, p.c_out, groups);
+  if (kernel.dims()[1] * groups != p.c_in) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} kernel {}: kernel has {} input channels, expected C_in/groups = {}",
+                            describe(*this), describe(kernel), kernel.dims()[1], p.c_in / groups));
+  }
+  check_positive(op, p.k_h * p.k_w, "kernel size");
+  size_t oh = conv_out_len(op, *this, kernel, p.i_h, p.k_h, padding, stride, dilation);
+  size_t ow = conv_out_len(op, *this, kernel, p.i_w, p.k_w, padding, stride, dilation);
+  Shape out_shape{p.b_size, p.c_out, oh, ow};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  auto s = core::storage_of(*this).conv2d(layout(), core::storage_of(kernel), kernel.layout(), p);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride,
+                                size_t dilation) const {
+  const char* op = "conv_transpose2d";
+  check_conv_operands(op, *this, kernel);
+  check_rank(op, *this, 4, "input", "(B, C_in, H, W)");
+  check_rank(op, kernel, 4, "kernel", "(C_in, C_out, KH, KW)");
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+  if (kernel.dims()[0] != dims()[1]) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} kernel {}: kernel dim 0 must equal C_in {}", describe(*this),
+                            describe(kernel), dims()[1]));
+  }
+  ConvTranspose2dParams p;
+  p.b_size = dims()[0], p.c_in = dims()[1], p.i_h = dims()[2], p.i_w = dims()[3];
+  p.c_out = kernel.dims()[1], p.k_h = kernel.dims()[2], p.k_w = kernel.dims()[3];
+  p.padding = padding, p.output_padding = output_padding, p.stride = stride, p.dilation = dilation;
+  check_positive(op, p.k_h * p.k_w, "kernel size");
+  size_t oh =
+      conv_transpose_out_len(op, *this, kernel, p.i_h, p.k_h, padding, output_padding, stride, dilation);
+  size_t ow =
+      conv_transpose_out_len(op, *this, kernel, p.i_w, p.k_w, padding, output_padding, stride, dilation);
+  Shape out_shape{p.b_size, p.c_out, oh, ow};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  auto s = core::storage_of(*this).conv_transpose2d(layout(), core::storage_of(kernel), kernel.layout(), p);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+// --- pooling and upsampling ------------------------------------------------------
+
+namespace {
+
+Tensor pool2d(const Tensor& x, PoolOp op_kind, const char* op, std::array<size_t, 2> kernel,
+              std::array<size_t, 2> stride) {
+  core::check_defined(op, x, "input");
+  check_rank(op, x, 4, "input", "(B, C, H, W)");
+  if (kernel[0] == 0 || kernel[1] == 0 || stride[0] == 0 || stride[1] == 0) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("input {}: kernel [{},{}] and stride [{},{}] must be positive", describe(x),
+                            kernel[0], kernel[1], stride[0], stride[1]));
+  }
+  if (kernel[0] > x.dims()[2] || kernel[1] > x.dims()[3]) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("kernel [{},{}] is larger than the input {}", kernel[0], kernel[1], describe(x)));
+  }
+  Shape out_shape{x.dims()[0], x.dims()[1], (x.dims()[2] - kernel[0]) / stride[0] + 1,
+                  (x.dims()[3] - kernel[1]) / stride[1] + 1};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, x.dtype(), x.device());
+  auto s = core::storage_of(x).pool2d(op_kind, x.layout(), kernel, stride);
+  return core::wrap(std::move(s), out_shape, x.dtype(), x.device());
+}
+
+// Upsampling needs a positive target and, when there is anything to read, non-empty spatial dims.
+void check_upsample(const char* op, const Tensor& x, size_t rank, const char* layout,
+                    std::initializer_list<size_t> targets) {
+  core::check_defined(op, x, "input");
+  check_rank(op, x, rank, "input", layout);
+  for (size_t t : targets) {
+    if (t == 0)
+      throw_error(ErrorKind::InvalidArgument, op, fmt::format("input {}: output size 0", describe(x)));
+  }
+  for (size_t d = 2; d < rank; ++d) {
+    if (x.dims()[d] == 0) {
+      throw_error(ErrorKind::InvalidArgument, op,
+                  fmt::format("input {}: spatial dim {} is empty, nothing to sample", describe(x), d));
+    }
+  }
+}
+
+}  // namespace
+
+Tensor Tensor::avg_pool2d(std::array<size_t, 2> kernel, std::array<size_t, 2> stride) const {
+  return pool2d(*this, PoolOp::Avg, "avg_pool2d", kernel, stride);
+}
+
+Tensor Tensor::max_pool2d(std::array<size_t, 2> kernel, std::array<size_t, 2> stride) const {
+  return pool2d(*this, PoolOp::Max, "max_pool2d", kernel, stride);
+}
+
+Tensor Tensor::upsample_nearest1d(size_t target_len) const {
+  const char* op = "upsample_nearest1d";
+  check_upsample(op, *this, 3, "(B, C, L)", {target_len});
+  Shape out_shape{dims()[0], dims()[1], target_len};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  auto s = core::storage_of(*this).upsample_nearest1d(layout(), target_len);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const {
+  const char* op = "upsample_nearest2d";
+  check_upsample(op, *this, 4, "(B, C, H, W)", {target_h, target_w});
+  Shape out_shape{dims()[0], dims()[1], target_h, target_w};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  auto s = core::storage_of(*this).upsample_nearest2d(layout(), target_h, target_w);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
+
+Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners) const {
+  const char* op = "upsample_bilinear2d";
+  check_upsample(op, *this, 4, "(B, C, H, W)", {out_h, out_w});
+  Shape out_shape{dims()[0], dims()[1], out_h, out_w};
+  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  BilinearParams p;
+  p.out_h = out_h, p.out_w = out_w, p.align_corners = align_corners;
+  auto s = core::storage_of(*this).upsample_bilinear2d(layout(), p);
+  return core::wrap(std::move(s), out_shape, dtype(), device());
+}
 
 }  // namespace wick
