@@ -56,6 +56,10 @@ struct OpCase {
   std::function<std::vector<std::vector<double>>(uint64_t seed)> reference;
   // Bytes moved and flops done by one run (for `wick bench`); 0 = not a bench case.
   double bytes = 0, flops = 0;
+  // Optional, for `wick bench`: builds the inputs on `dev` once and returns a closure
+  // that runs only the op (so timing excludes input creation and host transfers).
+  // When unset, `wick bench` times `run` as a whole.
+  std::function<std::function<std::vector<Tensor>()>(Device dev, uint64_t seed)> prepare;
 };
 
 bool register_cases(std::vector<OpCase> cases);
@@ -71,5 +75,18 @@ struct CaseResult {
 
 // Runs one case on `dev` (CPU: against the reference; GPU: against the CPU).
 CaseResult run_case(const OpCase& c, Device dev, uint64_t seed = 1234);
+
+// --- helpers for case writers and runners (additions) ---------------------------
+// `values` as they read back after storing them in `dtype` (the rounding / truncation
+// / saturation of a cast), so a reference can start from exactly what the op saw.
+std::vector<double> round_to_dtype(const std::vector<double>& values, DType dtype);
+// Compares `got` with `expected` (row-major, same count) under `tol`; fills
+// max_abs_err, nmse, pass and (on failure) detail naming the first bad element.
+CaseResult compare_values(const std::vector<double>& got, const std::vector<double>& expected,
+                          const Tolerance& tol);
+// The distinct family names of the registered cases, in registration order.
+std::vector<std::string> families();
+// Whether `dev` is present in this process; when not, `why` says why (for skips).
+bool device_present(Device dev, std::string* why = nullptr);
 
 }  // namespace wick::parity
