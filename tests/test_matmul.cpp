@@ -1,0 +1,259 @@
+// Tensor::matmul on the CPU: hand-computed products, f64 reference loops written
+// here for every float dtype, transposed / offset / non-BLAS-strided operands,
+// broadcast and stride-0 batches, odd and empty sizes, and every error path.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <functional>
+
+#include "mmconv_test_helpers.h"
+
+namespace wick {
+namespace {
+
+using namespace mmtest;
+
+struct Ref {
+  Values val, tol;
+};
+
+// out[bi, i, j] = sum_p a(bi, i, p) * b(bi, p, j) in f64; the tolerance allows the
+// backend's GEMM arithmetic (f32 for halves) over k terms and one final rounding to dt.
+Ref ref_matmul(size_t batch, size_t m, size_t k, size_t n,
+               const std::function<double(size_t, size_t, size_t)>& a,
+               const std::function<double(size_t, size_t, size_t)>& b, DType dt) {
+  Ref r;
+  for (size_t bi = 0; bi < batch; ++bi)
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        double s = 0, abs_s = 0;
+        for (size_t p = 0; p < k; ++p) {
+          s += a(bi, i, p) * b(bi, p, j);
+          abs_s += std::fabs(a(bi, i, p) * b(bi, p, j));
+        }
+        r.val.push_back(s);
+        r.tol.push_back(2 * unit_roundoff(dt) * std::fabs(s) + double(k + 2) * gemm_roundoff(dt) * abs_s);
+      }
+  return r;
+}
+
+// Row-major accessor of a (batch, rows, cols) value array; batch index taken modulo `nb` (broadcast when 1).
+std::function<double(size_t, size_t, size_t)> at(const Values& v, size_t nb, size_t rows, size_t cols) {
+  return [&v, nb, rows, cols](size_t bi, size_t i, size_t j) { return v[((bi % nb) * rows + i) * cols + j]; };
+}
+
+TEST(Matmul, HandComputed2x3Times3x2EveryFloatDtype) {
+  for (DType dt : kFloatTypes) {
+    Tensor a = make({1, 2, 3, 4, 5, 6}, {2, 3}, dt), b = make({7, 8, 9, 10, 11, 12}, {3, 2}, dt);
+    Tensor c = a.matmul(b);
+    EXPECT_EQ(c.shape(), (Shape{2, 2}));
+    EXPECT_EQ(c.dtype(), dt);
+    EXPECT_EQ(c.to_f64_vector(), (Values{58, 64, 139, 154})) << dtype_name(dt);
+  }
+}
+
+TEST(Matmul, RandomOddSizesMatchF64ReferenceEveryDtype) {
+  for (DType dt : kFloatTypes) {
+    for (auto [m, k, n] : {std::array<size_t, 3>{7, 13, 5}, {1, 1, 1}, {1, 9, 1}, {33, 65, 17}, {4, 1, 6}}) {
+      Values av = rand_values(m * k, 1, dt), bv = rand_values(k * n, 2, dt);
+      Tensor c = make(av, {m, k}, dt).matmul(make(bv, {k, n}, dt));
+      Ref r = ref_matmul(1, m, k, n, at(av, 1, m, k), at(bv, 1, k, n), dt);
+      expect_close(c, r.val, r.tol, fmt::format("{} {}x{}x{}", dtype_name(dt), m, k, n));
+    }
+  }
+}
+
+TEST(Matmul, TransposedOperandsEveryDtype) {
+  size_t m = 6, k = 11, n = 9;
+  for (DType dt : kFloatTypes) {
+    Values av = rand_values(m * k, 3, dt), bv = rand_values(k * n, 4, dt);
+    // Store the transposes, then view them back: lhs strides (1, m), rhs strides (1, k).
+    Values at_v(m * k), bt_v(k * n);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t p = 0; p < k; ++p) at_v[p * m + i] = av[i * k + p];
+    for (size_t p = 0; p < k; ++p)
+      for (size_t j = 0; j < n; ++j) bt_v[j * k + p] = bv[p * n + j];
+    Tensor a = make(av, {m, k}, dt), b = make(bv, {k, n}, dt);
+    Tensor a_t = make(at_v, {k, m}, dt).t(), b_t = make(bt_v, {n, k}, dt).t();
+    ASSERT_FALSE(a_t.is_contiguous());
+    Ref r = ref_matmul(1, m, k, n, at(av, 1, m, k), at(bv, 1, k, n), dt);
+    expect_close(a_t.matmul(b), r.val, r.tol, std::string("lhs transposed ") + std::string(dtype_name(dt)));
+    expect_close(a.matmul(b_t), r.val, r.tol, std::string("rhs transposed ") + std::string(dtype_name(dt)));
+    expect_close(a_t.matmul(b_t), r.val, r.tol,
+                 std::string("both transposed ") + std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, BatchedLhsTimesSharedRhs) {
+  for (DType dt : {DType::F32, DType::BF16}) {
+    Values av = rand_values(2 * 3 * 4 * 5, 5, dt), bv = rand_values(5 * 6, 6, dt);
+    Tensor c = make(av, {2, 3, 4, 5}, dt).matmul(make(bv, {5, 6}, dt));
+    EXPECT_EQ(c.shape(), (Shape{2, 3, 4, 6}));
+    Ref r = ref_matmul(6, 4, 5, 6, at(av, 6, 4, 5), at(bv, 1, 5, 6), dt);
+    expect_close(c, r.val, r.tol, std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, BatchDimsBroadcastOnBothSides) {
+  // lhs (3,1,4,5) x rhs (2,5,6) -> (3,2,4,6): out batch (i, j) uses lhs batch i, rhs batch j.
+  for (DType dt : {DType::F64, DType::F16}) {
+    Values av = rand_values(3 * 4 * 5, 7, dt), bv = rand_values(2 * 5 * 6, 8, dt);
+    Tensor c = make(av, {3, 1, 4, 5}, dt).matmul(make(bv, {2, 5, 6}, dt));
+    EXPECT_EQ(c.shape(), (Shape{3, 2, 4, 6}));
+    auto a = [&](size_t bi, size_t i, size_t p) { return av[((bi / 2) * 4 + i) * 5 + p]; };
+    auto b = [&](size_t bi, size_t p, size_t j) { return bv[((bi % 2) * 5 + p) * 6 + j]; };
+    Ref r = ref_matmul(6, 4, 5, 6, a, b, dt);
+    expect_close(c, r.val, r.tol, std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, StrideZeroBatchOperands) {
+  for (DType dt : kFloatTypes) {
+    Values av = rand_values(4 * 3 * 5, 9, dt), bv = rand_values(5 * 6, 10, dt);
+    Tensor a = make(av, {4, 3, 5}, dt);
+    Tensor b = make(bv, {1, 5, 6}, dt).broadcast_as({4, 5, 6});
+    ASSERT_EQ(b.layout().strides()[0], 0u);
+    Ref r = ref_matmul(4, 3, 5, 6, at(av, 4, 3, 5), at(bv, 1, 5, 6), dt);
+    expect_close(a.matmul(b), r.val, r.tol, std::string("rhs stride-0 ") + std::string(dtype_name(dt)));
+    // And a stride-0 lhs batch against a per-batch rhs.
+    Values cv = rand_values(4 * 5 * 6, 11, dt);
+    Tensor a0 = make(Values(av.begin(), av.begin() + 15), {1, 3, 5}, dt).broadcast_as({4, 3, 5});
+    Ref r2 = ref_matmul(4, 3, 5, 6, at(av, 1, 3, 5), at(cv, 4, 5, 6), dt);
+    expect_close(a0.matmul(make(cv, {4, 5, 6}, dt)), r2.val, r2.tol,
+                 std::string("lhs stride-0 ") + std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, OffsetOperandsWithLeadingDims) {
+  // lhs = columns 2..5 of a (5, 9) tensor (strides (9, 1), offset 2); rhs = rows 1..4 of (6, 3).
+  for (DType dt : kFloatTypes) {
+    Values big_a = rand_values(5 * 9, 12, dt), big_b = rand_values(6 * 3, 13, dt);
+    Tensor a = make(big_a, {5, 9}, dt).narrow(1, 2, 4), b = make(big_b, {6, 3}, dt).narrow(0, 1, 4);
+    auto fa = [&](size_t, size_t i, size_t p) { return big_a[i * 9 + 2 + p]; };
+    auto fb = [&](size_t, size_t p, size_t j) { return big_b[(1 + p) * 3 + j]; };
+    Ref r = ref_matmul(1, 5, 4, 3, fa, fb, dt);
+    expect_close(a.matmul(b), r.val, r.tol, std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, StridesBlasCannotTakeArePacked) {
+  size_t m = 5, k = 7, n = 4;
+  for (DType dt : {DType::F32, DType::F64, DType::F16}) {
+    // lhs: every other element of a (m, 2k) row: strides (2k, 2).
+    Values wide = rand_values(m * k * 2, 14, dt);
+    Tensor a = make(wide, {m, k, 2}, dt).narrow(2, 1, 1).squeeze(2);
+    ASSERT_EQ(a.layout().strides()[1], 2u);
+    // rhs: a row broadcast along k (stride 0 inside the matrix).
+    Values row = rand_values(n, 15, dt);
+    Tensor b = make(row, {1, n}, dt).broadcast_as({k, n});
+    auto fa = [&](size_t, size_t i, size_t p) { return wide[(i * k + p) * 2 + 1]; };
+    auto fb = [&](size_t, size_t, size_t j) { return row[j]; };
+    Ref r = ref_matmul(1, m, k, n, fa, fb, dt);
+    expect_close(a.matmul(b), r.val, r.tol, std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, NonUniformBatchStridesFromPermute) {
+  // base (2, 3, m, k) permuted to (3, 2, m, k): batch strides (m*k, 3*m*k) do not collapse.
+  size_t m = 3, k = 4, n = 5;
+  for (DType dt : {DType::F32, DType::BF16}) {
+    Values av = rand_values(2 * 3 * m * k, 16, dt), bv = rand_values(3 * 2 * k * n, 17, dt);
+    Tensor a = make(av, {2, 3, m, k}, dt).permute({1, 0, 2, 3});
+    Tensor b = make(bv, {3, 2, k, n}, dt);
+    auto fa = [&](size_t bi, size_t i, size_t p) {
+      size_t i0 = bi / 2, i1 = bi % 2;  // out batch (i0, i1) reads base batch (i1, i0)
+      return av[((i1 * 3 + i0) * m + i) * k + p];
+    };
+    Ref r = ref_matmul(6, m, k, n, fa, at(bv, 6, k, n), dt);
+    expect_close(a.matmul(b), r.val, r.tol, std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, LargerHalfPrecisionProductRoundsOnce) {
+  size_t m = 65, k = 129, n = 67;
+  for (DType dt : {DType::F16, DType::BF16}) {
+    Values av = rand_values(m * k, 18, dt), bv = rand_values(k * n, 19, dt);
+    Ref r = ref_matmul(1, m, k, n, at(av, 1, m, k), at(bv, 1, k, n), dt);
+    expect_close(make(av, {m, k}, dt).matmul(make(bv, {k, n}, dt)), r.val, r.tol,
+                 std::string(dtype_name(dt)));
+  }
+}
+
+TEST(Matmul, ZeroInnerDimGivesZeros) {
+  Tensor c = Tensor::zeros({3, 0}, DType::F32).matmul(Tensor::zeros({0, 4}, DType::F32));
+  EXPECT_EQ(c.shape(), (Shape{3, 4}));
+  EXPECT_EQ(c.to_f64_vector(), Values(12, 0.0));
+}
+
+TEST(Matmul, EmptyOutputs) {
+  EXPECT_EQ(Tensor::zeros({0, 3}, DType::F64).matmul(Tensor::ones({3, 4}, DType::F64)).shape(),
+            (Shape{0, 4}));
+  EXPECT_EQ(Tensor::zeros({2, 3}, DType::F64).matmul(Tensor::ones({3, 0}, DType::F64)).shape(),
+            (Shape{2, 0}));
+  EXPECT_EQ(Tensor::zeros({0, 2, 3}, DType::F16).matmul(Tensor::ones({3, 4}, DType::F16)).shape(),
+            (Shape{0, 2, 4}));
+}
+
+TEST(MatmulErrors, InnerDimsDiffer) {
+  expect_error(
+      [] {
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({4, 5}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [2,3] f32 rhs [4,5] f32: inner dims differ");
+}
+
+TEST(MatmulErrors, RankBelowTwo) {
+  expect_error(
+      [] {
+        Tensor::zeros({3}).matmul(Tensor::zeros({3, 2}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [3] f32 rhs [3,2] f32: both operands need rank >= 2");
+  expect_error(
+      [] {
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({3}));
+      },
+      ErrorKind::ShapeMismatch, "rank >= 2");
+}
+
+TEST(MatmulErrors, BatchDimsDoNotBroadcast) {
+  expect_error(
+      [] {
+        Tensor::zeros({2, 2, 3}).matmul(Tensor::zeros({3, 3, 4}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [2,2,3] f32 rhs [3,3,4] f32: batch dims do not broadcast");
+}
+
+TEST(MatmulErrors, DtypesDiffer) {
+  expect_error(
+      [] {
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({3, 2}, DType::F64));
+      },
+      ErrorKind::DTypeMismatch, "[matmul] lhs [2,3] f32 rhs [3,2] f64: dtypes differ");
+}
+
+TEST(MatmulErrors, IntegerDtypeUnsupported) {
+  for (DType dt : {DType::U8, DType::U32, DType::I32, DType::I64}) {
+    expect_error(
+        [dt] {
+          Tensor::zeros({2, 3}, dt).matmul(Tensor::zeros({3, 2}, dt));
+        },
+        ErrorKind::UnsupportedDType, "[matmul] lhs [2,3] " + std::string(dtype_name(dt)));
+  }
+}
+
+TEST(MatmulErrors, UndefinedOperand) {
+  expect_error(
+      [] {
+        Tensor().matmul(Tensor::zeros({3, 2}));
+      },
+      ErrorKind::InvalidArgument, "[matmul] lhs is an undefined tensor");
+  expect_error(
+      [] {
+        Tensor::zeros({3, 2}).matmul(Tensor());
+      },
+      ErrorKind::InvalidArgument, "[matmul] rhs is an undefined tensor");
+}
+
+}  // namespace
+}  // namespace wick
