@@ -1,14 +1,152 @@
-// STUB: replaced by the family owner.
+// Front end of the indexing family: index_select, gather, scatter / scatter_add (copying and in place)
+// and index_add. Shapes follow Candle (reference section 1.1 rows 23-27):
+//   index_select  ids 1-D; out = self with dims[dim] = len(ids)
+//   gather        ids rank = self rank, ids dims = self dims except at dim; out shape = ids shape
+//   scatter*      ids shape = src shape; src dims = self dims except at dim
+//   index_add     ids 1-D, len(ids) = src.dims[dim]; src dims = self dims except at dim
+// Index values are checked by the backend (they live in device data), before it writes anything.
+#include <fmt/format.h>
+
+#include "backend/dispatch.h"
 #include "core/checks.h"
 
 namespace wick {
 
-Tensor Tensor::index_select(const Tensor& ids, int64_t dim) const { throw_error(ErrorKind::InvalidArgument, "index_select", "not implemented yet"); }
-Tensor Tensor::gather(const Tensor& ids, int64_t dim) const { throw_error(ErrorKind::InvalidArgument, "gather", "not implemented yet"); }
-Tensor Tensor::scatter(const Tensor& ids, const Tensor& src, int64_t dim) const { throw_error(ErrorKind::InvalidArgument, "scatter", "not implemented yet"); }
-Tensor Tensor::scatter_add(const Tensor& ids, const Tensor& src, int64_t dim) const { throw_error(ErrorKind::InvalidArgument, "scatter_add", "not implemented yet"); }
-void Tensor::scatter_(const Tensor& ids, const Tensor& src, int64_t dim) { throw_error(ErrorKind::InvalidArgument, "scatter_", "not implemented yet"); }
-void Tensor::scatter_add_(const Tensor& ids, const Tensor& src, int64_t dim) { throw_error(ErrorKind::InvalidArgument, "scatter_add_", "not implemented yet"); }
-Tensor Tensor::index_add(const Tensor& ids, const Tensor& src, int64_t dim) const { throw_error(ErrorKind::InvalidArgument, "index_add", "not implemented yet"); }
+using core::describe;
+
+namespace {
+
+void check_ids(const char* op, const Tensor& self, const Tensor& ids) {
+  core::check_defined(op, self, "tensor");
+  core::check_defined(op, ids, "ids");
+  core::check_same_device(op, self, ids);
+  core::check_dtype_in(op, ids, kIndexDTypes, "ids");
+}
+
+void check_ids_1d(const char* op, const Tensor& ids) {
+  if (ids.rank() != 1) {
+    throw_error(ErrorKind::ShapeMismatch, op, fmt::format("ids {} must be 1-D", describe(ids)));
+  }
+}
+
+// a and b have the same rank and the same dims everywhere except at `dim`.
+bool same_except(const Tensor& a, const Tensor& b, size_t dim) {
+  if (a.rank() != b.rank()) return false;
+  for (size_t k = 0; k < a.rank(); ++k) {
+    if (k != dim && a.dims()[k] != b.dims()[k]) return false;
+  }
+  return true;
+}
+
+// The checks shared by scatter, scatter_add and their in-place forms; returns the resolved dim.
+size_t check_scatter(const char* op, const Tensor& self, const Tensor& ids, const Tensor& src, int64_t dim) {
+  check_ids(op, self, ids);
+  core::check_defined(op, src, "src");
+  core::check_same_device(op, self, src);
+  core::check_same_dtype(op, self, src);
+  size_t d = resolve_dim(dim, self.rank(), op);
+  if (ids.shape() != src.shape()) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("ids {} and src {} must have the same shape", describe(ids), describe(src)));
+  }
+  if (!same_except(self, src, d)) {
+    throw_error(
+        ErrorKind::ShapeMismatch, op,
+        fmt::format("src {} must match {} in every dim but dim {}", describe(src), describe(self), d));
+  }
+  return d;
+}
+
+}  // namespace
+
+Tensor Tensor::index_select(const Tensor& ids, int64_t dim) const {
+  const char* op = "index_select";
+  check_ids(op, *this, ids);
+  check_ids_1d(op, ids);
+  size_t d = resolve_dim(dim, rank(), op);
+  std::vector<size_t> od = dims();
+  od[d] = ids.elem_count();
+  Shape out_shape(od);
+  if (ids.elem_count() == 0) return Tensor::empty(out_shape, dtype_, device_);
+  return core::wrap(storage_->index_select(*ids.storage(), layout_, ids.layout(), d), out_shape, dtype_,
+                    device_);
+}
+
+Tensor Tensor::gather(const Tensor& ids, int64_t dim) const {
+  const char* op = "gather";
+  check_ids(op, *this, ids);
+  size_t d = resolve_dim(dim, rank(), op);
+  if (!same_except(*this, ids, d)) {
+    throw_error(
+        ErrorKind::ShapeMismatch, op,
+        fmt::format("ids {} must match {} in every dim but dim {}", describe(ids), describe(*this), d));
+  }
+  if (ids.elem_count() == 0) return Tensor::empty(ids.shape(), dtype_, device_);
+  return core::wrap(storage_->gather(layout_, *ids.storage(), ids.layout(), d), ids.shape(), dtype_, device_);
+}
+
+void Tensor::scatter_(const Tensor& ids, const Tensor& src, int64_t dim) {
+  size_t d = check_scatter("scatter_", *this, ids, src, dim);
+  if (!is_contiguous()) {
+    throw_error(ErrorKind::InvalidArgument, "scatter_",
+                fmt::format("destination {} is not contiguous", describe(*this)));
+  }
+  if (ids.elem_count() == 0) return;
+  storage_->scatter(ScatterMode::Set, layout_, *ids.storage(), ids.layout(), *src.storage(), src.layout(), d);
+}
+
+void Tensor::scatter_add_(const Tensor& ids, const Tensor& src, int64_t dim) {
+  size_t d = check_scatter("scatter_add_", *this, ids, src, dim);
+  if (!is_contiguous()) {
+    throw_error(ErrorKind::InvalidArgument, "scatter_add_",
+                fmt::format("destination {} is not contiguous", describe(*this)));
+  }
+  if (ids.elem_count() == 0) return;
+  storage_->scatter(ScatterMode::Add, layout_, *ids.storage(), ids.layout(), *src.storage(), src.layout(), d);
+}
+
+Tensor Tensor::scatter(const Tensor& ids, const Tensor& src, int64_t dim) const {
+  size_t d = check_scatter("scatter", *this, ids, src, dim);
+  Tensor out = copy();
+  if (ids.elem_count() > 0) {
+    out.storage_->scatter(ScatterMode::Set, out.layout_, *ids.storage(), ids.layout(), *src.storage(),
+                          src.layout(), d);
+  }
+  return out;
+}
+
+Tensor Tensor::scatter_add(const Tensor& ids, const Tensor& src, int64_t dim) const {
+  size_t d = check_scatter("scatter_add", *this, ids, src, dim);
+  Tensor out = copy();
+  if (ids.elem_count() > 0) {
+    out.storage_->scatter(ScatterMode::Add, out.layout_, *ids.storage(), ids.layout(), *src.storage(),
+                          src.layout(), d);
+  }
+  return out;
+}
+
+Tensor Tensor::index_add(const Tensor& ids, const Tensor& src, int64_t dim) const {
+  const char* op = "index_add";
+  check_ids(op, *this, ids);
+  core::check_defined(op, src, "src");
+  core::check_same_device(op, *this, src);
+  core::check_same_dtype(op, *this, src);
+  check_ids_1d(op, ids);
+  size_t d = resolve_dim(dim, rank(), op);
+  if (!same_except(*this, src, d)) {
+    throw_error(
+        ErrorKind::ShapeMismatch, op,
+        fmt::format("src {} must match {} in every dim but dim {}", describe(src), describe(*this), d));
+  }
+  if (ids.elem_count() != src.dims()[d]) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("ids {} has {} entries, src {} has {} along dim {}", describe(ids),
+                            ids.elem_count(), describe(src), src.dims()[d], d));
+  }
+  if (ids.elem_count() == 0) return copy();
+  return core::wrap(
+      storage_->index_add(layout_, *ids.storage(), ids.layout(), *src.storage(), src.layout(), d), shape(),
+      dtype_, device_);
+}
 
 }  // namespace wick

@@ -1,11 +1,202 @@
-// STUB: replaced by the family owner.
+// CPU indexing: index_select, gather, scatter (set / add, in place) and index_add.
+//
+// Every op first reads all ids through their layout and validates them (Candle's sentinel: the ids
+// dtype's max value means "skip"; any other value outside [0, dim size) throws IndexOutOfRange before
+// anything is written). Strided value inputs are copied to contiguous scratch first, after which every op
+// sees its tensors as [left, dim, right] blocks: left = product of the dims before `dim`, right = product
+// of the dims after it.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/strided.h"
+#include "backend/dispatch.h"
 
 namespace wick {
 
-StoragePtr CpuStorage::index_select(const BackendStorage& ids, const Layout& l, const Layout& ids_l, size_t dim) const { throw_error(ErrorKind::InvalidArgument, "index_select", "not implemented yet"); }
-StoragePtr CpuStorage::gather(const Layout& l, const BackendStorage& ids, const Layout& ids_l, size_t dim) const { throw_error(ErrorKind::InvalidArgument, "gather", "not implemented yet"); }
-void CpuStorage::scatter(ScatterMode mode, const Layout& l, const BackendStorage& ids, const Layout& ids_l, const BackendStorage& src, const Layout& src_l, size_t dim) { throw_error(ErrorKind::InvalidArgument, "scatter", "not implemented yet"); }
-StoragePtr CpuStorage::index_add(const Layout& l, const BackendStorage& ids, const Layout& ids_l, const BackendStorage& src, const Layout& src_l, size_t dim) const { throw_error(ErrorKind::InvalidArgument, "index_add", "not implemented yet"); }
+namespace {
+
+// Marks a skipped id after reading (the i64 sentinel itself, so no valid id collides with it).
+constexpr int64_t kSkip = std::numeric_limits<int64_t>::max();
+constexpr size_t kGrainElems = 1 << 15;
+
+// All ids of `ids` (read through `ids_l`, row-major) as int64, sentinel mapped to kSkip. Throws
+// IndexOutOfRange for the first id (in row-major order) that is negative or >= dim_size.
+std::vector<int64_t> read_ids(const BackendStorage& ids, const Layout& ids_l, size_t dim, size_t dim_size,
+                              const char* op) {
+  const auto& s = CpuStorage::of(ids);
+  std::vector<int64_t> v(ids_l.elem_count());
+  dispatch_dtype<kIndexDTypes>(s.dtype(), op, [&]<class I>() {
+    const I* p = s.data<I>();
+    cpu::for_each_offset(ids_l, [&](size_t i, size_t off) {
+      I x = p[off];
+      v[i] = x == std::numeric_limits<I>::max() ? kSkip : int64_t(x);
+    });
+  });
+  // Validation runs serially after the parallel read: exceptions must not leave an OpenMP region.
+  for (int64_t x : v) {
+    if (x != kSkip && (x < 0 || uint64_t(x) >= dim_size)) {
+      throw_error(ErrorKind::IndexOutOfRange, op,
+                  fmt::format("index {} out of range for dim {} of size {} (ids {})", x, dim, dim_size,
+                              dtype_name(s.dtype())));
+    }
+  }
+  return v;
+}
+
+// The data of `s` viewed through `l` as a contiguous run: `s` itself when `l` is contiguous, else a
+// copy held in `keep`.
+const void* contiguous_data(const CpuStorage& s, const Layout& l, std::shared_ptr<CpuStorage>& keep) {
+  if (l.is_contiguous()) return static_cast<const char*>(s.raw()) + l.start_offset() * dtype_size(s.dtype());
+  keep = cpu_alloc(l.elem_count(), s.dtype());
+  s.copy_strided_src(*keep, 0, l);
+  return keep->raw();
+}
+
+struct Blocks {
+  size_t left = 1, right = 1;
+};
+Blocks blocks_of(const std::vector<size_t>& dims, size_t dim) {
+  Blocks b;
+  for (size_t k = 0; k < dim; ++k) b.left *= dims[k];
+  for (size_t k = dim + 1; k < dims.size(); ++k) b.right *= dims[k];
+  return b;
+}
+
+// a + b in the dtype: integers wrap (through the unsigned type), f16/bf16 add in f32 and round once.
+template <class T>
+T add_elem(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return T(U(U(a) + U(b)));
+  } else {
+    using C = compute_t<T>;
+    return T(C(a) + C(b));
+  }
+}
+
+}  // namespace
+
+StoragePtr CpuStorage::index_select(const BackendStorage& ids, const Layout& l, const Layout& ids_l,
+                                    size_t dim) const {
+  size_t src_dim = l.dims()[dim];
+  std::vector<int64_t> id = read_ids(ids, ids_l, dim, src_dim, "index_select");
+  Blocks bl = blocks_of(l.dims(), dim);
+  size_t n_ids = id.size();
+  auto out = cpu_alloc(bl.left * n_ids * bl.right, dtype_);
+  if (out->elem_count() == 0) return out;
+  std::shared_ptr<CpuStorage> keep;
+  const char* src = static_cast<const char*>(contiguous_data(*this, l, keep));
+  char* dst = static_cast<char*>(out->raw());
+  size_t row_bytes = bl.right * dtype_size(dtype_);
+  // One task per output row of `right` elements: a memcpy, or zeros for a skipped id.
+  cpu::parallel_for(bl.left * n_ids, kGrainElems / bl.right + 1, [&](size_t b, size_t e) {
+    for (size_t t = b; t < e; ++t) {
+      size_t li = t / n_ids, j = t % n_ids;
+      char* o = dst + t * row_bytes;
+      if (id[j] == kSkip) {
+        std::memset(o, 0, row_bytes);
+      } else {
+        std::memcpy(o, src + (li * src_dim + size_t(id[j])) * row_bytes, row_bytes);
+      }
+    }
+  });
+  return out;
+}
+
+StoragePtr CpuStorage::gather(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                              size_t dim) const {
+  size_t src_dim = l.dims()[dim];
+  std::vector<int64_t> id = read_ids(ids, ids_l, dim, src_dim, "gather");
+  // ids dims equal the source dims except at `dim` (front end), so left/right are shared.
+  Blocks bl = blocks_of(l.dims(), dim);
+  size_t ids_dim = ids_l.dims()[dim];
+  auto out = cpu_alloc(id.size(), dtype_);
+  if (id.empty()) return out;
+  std::shared_ptr<CpuStorage> keep;
+  const void* src_raw = contiguous_data(*this, l, keep);
+  dispatch_dtype(dtype_, "gather", [&]<class T>() {
+    const T* src = static_cast<const T*>(src_raw);
+    T* o = out->data<T>();
+    size_t per_left = ids_dim * bl.right;
+    cpu::for_each_offset(Layout(Shape{id.size()}), [&](size_t i, size_t) {
+      size_t li = i / per_left, r = i % bl.right;
+      o[i] = id[i] == kSkip ? T{} : src[(li * src_dim + size_t(id[i])) * bl.right + r];
+    });
+  });
+  return out;
+}
+
+void CpuStorage::scatter(ScatterMode mode, const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                         const BackendStorage& src, const Layout& src_l, size_t dim) {
+  size_t dst_dim = l.dims()[dim];
+  const char* op = mode == ScatterMode::Set ? "scatter" : "scatter_add";
+  std::vector<int64_t> id = read_ids(ids, ids_l, dim, dst_dim, op);
+  if (id.empty()) return;
+  Blocks bl = blocks_of(l.dims(), dim);
+  size_t src_dim = src_l.dims()[dim];
+  std::shared_ptr<CpuStorage> keep;
+  const void* src_raw = contiguous_data(CpuStorage::of(src), src_l, keep);
+  dispatch_dtype(dtype_, op, [&]<class T>() {
+    const T* s = static_cast<const T*>(src_raw);
+    T* d = data<T>() + l.start_offset();
+    // A task owns (left index, block of right positions): the elements it writes are disjoint from every
+    // other task's, and within a task source rows go in order, so the last duplicate id wins (Set).
+    constexpr size_t kBlock = 256;
+    size_t nblk = (bl.right + kBlock - 1) / kBlock;
+    cpu::parallel_for(
+        bl.left * nblk, kGrainElems / (src_dim * std::min(bl.right, kBlock)) + 1, [&](size_t b, size_t e) {
+          for (size_t t = b; t < e; ++t) {
+            size_t li = t / nblk, r0 = (t % nblk) * kBlock, r1 = std::min(bl.right, r0 + kBlock);
+            for (size_t j = 0; j < src_dim; ++j) {
+              size_t srow = (li * src_dim + j) * bl.right;
+              for (size_t r = r0; r < r1; ++r) {
+                int64_t k = id[srow + r];
+                if (k == kSkip) continue;
+                T& dst = d[(li * dst_dim + size_t(k)) * bl.right + r];
+                dst = mode == ScatterMode::Set ? s[srow + r] : add_elem(dst, s[srow + r]);
+              }
+            }
+          }
+        });
+  });
+}
+
+StoragePtr CpuStorage::index_add(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                                 const BackendStorage& src, const Layout& src_l, size_t dim) const {
+  size_t dst_dim = l.dims()[dim];
+  std::vector<int64_t> id = read_ids(ids, ids_l, dim, dst_dim, "index_add");
+  auto out = cpu_alloc(l.elem_count(), dtype_);
+  if (out->elem_count() == 0) return out;
+  copy_strided_src(*out, 0, l);
+  Blocks bl = blocks_of(l.dims(), dim);
+  size_t n_ids = id.size();
+  if (n_ids == 0 || bl.right == 0) return out;
+  std::shared_ptr<CpuStorage> keep;
+  const void* src_raw = contiguous_data(CpuStorage::of(src), src_l, keep);
+  dispatch_dtype(dtype_, "index_add", [&]<class T>() {
+    const T* s = static_cast<const T*>(src_raw);
+    T* d = out->data<T>();
+    // Tasks own (left index, block of right positions), as in scatter: disjoint writes, ids in order.
+    constexpr size_t kBlock = 256;
+    size_t nblk = (bl.right + kBlock - 1) / kBlock;
+    cpu::parallel_for(
+        bl.left * nblk, kGrainElems / (n_ids * std::min(bl.right, kBlock)) + 1, [&](size_t b, size_t e) {
+          for (size_t t = b; t < e; ++t) {
+            size_t li = t / nblk, r0 = (t % nblk) * kBlock, r1 = std::min(bl.right, r0 + kBlock);
+            for (size_t j = 0; j < n_ids; ++j) {
+              if (id[j] == kSkip) continue;
+              const T* srow = s + (li * n_ids + j) * bl.right;
+              T* drow = d + (li * dst_dim + size_t(id[j])) * bl.right;
+              for (size_t r = r0; r < r1; ++r) drow[r] = add_elem(drow[r], srow[r]);
+            }
+          }
+        });
+  });
+  return out;
+}
 
 }  // namespace wick
