@@ -132,26 +132,27 @@ void conv_transpose(const T* src, const ConvGeom& g, const T* kdata, const Layou
     cpu::gemm(true, false, rows, hw, g.c_in, wk.data(), std::max<size_t>(rows, 1), x.data(),
               std::max<size_t>(hw, 1), cols.data(), std::max<size_t>(hw, 1));
     // col2im: each output channel is owned by one thread, so the sums are race-free.
-    cpu::parallel_for(g.c_out, 1, [&](size_t cb, size_t ce) {
-      for (size_t co = cb; co < ce; ++co) {
-        C* o = obuf.data() + co * npix;
-        std::fill(o, o + npix, C(0));
-        for (size_t kh = 0; kh < g.k_h; ++kh) {
-          for (size_t kw = 0; kw < g.k_w; ++kw) {
-            const C* crow = cols.data() + (co * kpos + kh * g.k_w + kw) * hw;
-            for (size_t ih = 0; ih < g.h; ++ih) {
-              ptrdiff_t oh = ptrdiff_t(ih * g.stride_h + kh * g.dil_h) - ptrdiff_t(g.pad_h);
-              if (oh < 0 || size_t(oh) >= g.out_h) continue;
-              for (size_t iw = 0; iw < g.w; ++iw) {
-                ptrdiff_t ow = ptrdiff_t(iw * g.stride_w + kw * g.dil_w) - ptrdiff_t(g.pad_w);
-                if (ow < 0 || size_t(ow) >= g.out_w) continue;
-                o[size_t(oh) * g.out_w + size_t(ow)] += crow[ih * g.w + iw];
+    cpu::parallel_for(
+        g.c_out, (size_t(1) << 14) / std::max<size_t>(kpos * hw, 1) + 1, [&](size_t cb, size_t ce) {
+          for (size_t co = cb; co < ce; ++co) {
+            C* o = obuf.data() + co * npix;
+            std::fill(o, o + npix, C(0));
+            for (size_t kh = 0; kh < g.k_h; ++kh) {
+              for (size_t kw = 0; kw < g.k_w; ++kw) {
+                const C* crow = cols.data() + (co * kpos + kh * g.k_w + kw) * hw;
+                for (size_t ih = 0; ih < g.h; ++ih) {
+                  ptrdiff_t oh = ptrdiff_t(ih * g.stride_h + kh * g.dil_h) - ptrdiff_t(g.pad_h);
+                  if (oh < 0 || size_t(oh) >= g.out_h) continue;
+                  for (size_t iw = 0; iw < g.w; ++iw) {
+                    ptrdiff_t ow = ptrdiff_t(iw * g.stride_w + kw * g.dil_w) - ptrdiff_t(g.pad_w);
+                    if (ow < 0 || size_t(ow) >= g.out_w) continue;
+                    o[size_t(oh) * g.out_w + size_t(ow)] += crow[ih * g.w + iw];
+                  }
+                }
               }
             }
           }
-        }
-      }
-    });
+        });
     store<T, C>(obuf.data(), dst + b * g.c_out * npix, g.c_out * npix);
   }
 }
