@@ -1,0 +1,158 @@
+// `wick bench`: times the parity cases that declare bytes or flops on one device
+// (one warm-up run, then repeats until a minimum time; the median, with the device
+// synchronized around each run) and reports GB/s or GFLOP/s, with the ratio to the
+// device-to-device copy bandwidth measured in the same run.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.h"
+#include "commands.h"
+#include "parity/harness.h"
+#include "progress.h"
+
+namespace wick::cli {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+struct Timing {
+  double median_s = 0;
+  int repeats = 0;
+};
+
+// Median seconds of `fn` over at least `min_repeats` runs and `min_time_s` seconds.
+template <class F>
+Timing time_median(Device dev, F&& fn, double min_time_s, int min_repeats) {
+  BackendDevice& bd = backend_device(dev);
+  fn();  // warm-up: first-use costs (module loads, allocator growth, page faults)
+  bd.synchronize();
+  std::vector<double> samples;
+  double total = 0;
+  while ((total < min_time_s || int(samples.size()) < min_repeats) && samples.size() < 10000) {
+    bd.synchronize();
+    auto t0 = clock::now();
+    fn();
+    bd.synchronize();
+    double s = std::chrono::duration<double>(clock::now() - t0).count();
+    samples.push_back(s);
+    total += s;
+  }
+  std::sort(samples.begin(), samples.end());
+  size_t n = samples.size();
+  double med = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return {med, int(n)};
+}
+
+// Device-to-device copy bandwidth (read + write bytes per second) of a large
+// contiguous f32 copy: 1 GiB on a GPU, 256 MiB on the CPU (beyond any cache).
+double copy_bandwidth(Device dev, double min_time_s) {
+  size_t bytes = dev.is_gpu() ? (size_t(1) << 30) : (size_t(1) << 28);
+  Tensor src = Tensor::zeros(Shape{bytes / 4}, DType::F32, dev);
+  Timing t = time_median(
+      dev, [&] { (void)src.copy(); }, min_time_s, 5);
+  return 2.0 * double(bytes) / t.median_s;
+}
+
+Device default_device() {
+  auto devs = available_devices();
+  for (const Device& d : devs)
+    if (d.is_gpu()) return d;
+  return Device::cpu();
+}
+
+}  // namespace
+
+int cmd_bench(const BenchOptions& o) {
+  Device dev = o.device.empty() ? default_device() : Device::parse(o.device);
+  std::string why;
+  if (!dev.is_cpu() && !parity::device_present(dev, &why))
+    throw_error(ErrorKind::InvalidArgument, "cli", why);
+
+  std::vector<const parity::OpCase*> cases;
+  for (size_t i : select_cases(o.families)) {
+    const auto& c = parity::all_cases()[i];
+    if (c.bytes > 0 || c.flops > 0) cases.push_back(&c);
+  }
+  if (cases.empty())
+    throw_error(ErrorKind::InvalidArgument, "cli", "no selected case declares bytes or flops");
+
+  nlohmann::json j;
+  j["device"] = dev.str();
+  j["device_name"] = backend_device(dev).name();
+  j["seed"] = o.seed;
+  double copy_bw = 0;
+  try {
+    copy_bw = copy_bandwidth(dev, o.min_time_s);
+  } catch (const Error& e) {
+    fmt::print(stderr, "copy bandwidth not measured: {}\n", e.what());
+  }
+  j["copy_bandwidth_gbs"] = copy_bw / 1e9;
+  j["results"] = nlohmann::json::array();
+
+  size_t errors = 0;
+  Progress progress(cases.size());
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const parity::OpCase& c = *cases[k];
+    progress.step(k, fmt::format("{} {}: {}", dev.str(), c.family, c.name));
+    nlohmann::json r = {{"family", c.family}, {"case", c.name}};
+    try {
+      Timing t;
+      if (c.prepare) {
+        auto fn = c.prepare(dev, o.seed);
+        t = time_median(dev, fn, o.min_time_s, o.min_repeats);
+        r["timed"] = "op";
+      } else {
+        t = time_median(
+            dev, [&] { return c.run(dev, o.seed); }, o.min_time_s, o.min_repeats);
+        r["timed"] = "run (includes input setup)";
+      }
+      r["median_us"] = t.median_s * 1e6;
+      r["repeats"] = t.repeats;
+      if (c.bytes > 0) {
+        r["gbs"] = c.bytes / t.median_s / 1e9;
+        if (copy_bw > 0) r["vs_copy"] = c.bytes / t.median_s / copy_bw;
+      }
+      if (c.flops > 0) r["gflops"] = c.flops / t.median_s / 1e9;
+    } catch (const std::exception& e) {
+      ++errors;
+      r["error"] = e.what();
+    }
+    j["results"].push_back(r);
+  }
+  progress.done();
+  j["errors"] = errors;
+
+  if (o.json) {
+    fmt::print("{}\n", j.dump(2));
+    return errors == 0 ? 0 : 1;
+  }
+  fmt::print("device {} ({}), copy bandwidth {:.1f} GB/s (read + write)\n", dev.str(),
+             j["device_name"].get<std::string>(), copy_bw / 1e9);
+  fmt::print("{:<10} {:<52} {:>11} {:>9} {:>10} {:>8}\n", "family", "case", "median us", "GB/s", "GFLOP/s",
+             "vs copy");
+  for (const auto& r : j["results"]) {
+    std::string name = r["case"].get<std::string>();
+    if (r.contains("timed") && r["timed"] != "op") name += " *";
+    if (name.size() > 52) name = name.substr(0, 49) + "...";
+    if (r.contains("error")) {
+      fmt::print("{:<10} {:<52} error: {}\n", r["family"].get<std::string>(), name,
+                 r["error"].get<std::string>());
+      continue;
+    }
+    auto num = [&](const char* key, const char* f) {
+      return r.contains(key) ? fmt::format(fmt::runtime(f), r[key].get<double>()) : std::string("-");
+    };
+    fmt::print("{:<10} {:<52} {:>11} {:>9} {:>10} {:>8}\n", r["family"].get<std::string>(), name,
+               num("median_us", "{:.1f}"), num("gbs", "{:.2f}"), num("gflops", "{:.2f}"),
+               num("vs_copy", "{:.2f}"));
+  }
+  fmt::print("* timed with input setup (the case has no prepare step)\n");
+  if (errors) fmt::print("FAIL: {} case(s) could not run\n", errors);
+  return errors == 0 ? 0 : 1;
+}
+
+}  // namespace wick::cli

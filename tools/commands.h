@@ -1,0 +1,42 @@
+// The `wick` CLI's own subcommands (tools/cmd_*.cpp); tools/main.cpp wires them to
+// CLI11. Each returns the process exit status: 0 success, 1 a check failure or a
+// benchmark that could not run, 2 a usage error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wick::cli {
+
+// `wick devices`: CPU cores, SIMD level, BLAS, GPU backends and GPUs.
+int cmd_devices(bool json);
+
+struct CheckOptions {
+  std::vector<std::string> devices;   // empty: every device present
+  std::vector<std::string> families;  // empty: every family
+  bool json = false;
+  bool verbose = false;  // one line per case
+  bool list = false;     // list the selected cases, run nothing
+  uint64_t seed = 1234;
+  bool inject_failure = false;  // adds a case that must fail (tests the exit status)
+};
+// `wick check`: runs the parity cases, prints a table per device and family.
+int cmd_check(const CheckOptions& o);
+
+struct BenchOptions {
+  std::string device;                 // empty: the first GPU if any, else the CPU
+  std::vector<std::string> families;  // empty: every family
+  bool json = false;
+  double min_time_s = 0.25;  // timed time per case (after one warm-up run)
+  int min_repeats = 5;
+  uint64_t seed = 1234;
+};
+// `wick bench`: times the cases that declare bytes or flops.
+int cmd_bench(const BenchOptions& o);
+
+// Shared by check and bench: the cases of the named families (all when empty);
+// an unknown family name throws InvalidArgument listing the known ones.
+std::vector<size_t> select_cases(const std::vector<std::string>& families);
+
+}  // namespace wick::cli
