@@ -71,10 +71,22 @@ inline void expect_close(const Tensor& got, const Values& want, const Values& to
   EXPECT_EQ(bad, 0u) << what;
 }
 
-// Tolerance of a value computed exactly (in f64) and rounded once to dt, allowing `ulps` half-ulps.
+// Spacing of dt's subnormals (the absolute rounding step near zero).
+inline double subnormal_step(DType dt) {
+  switch (dt) {
+    case DType::F16: return 0x1.0p-24;
+    case DType::BF16: return 0x1.0p-133;
+    case DType::F32: return 0x1.0p-149;
+    default: return 0x1.0p-1074;
+  }
+}
+
+// Tolerance of a value computed exactly (in f64) and rounded once to dt, allowing `ulps`
+// half-ulps (relative, or half subnormal steps near zero) plus `abs_floor`.
 inline Values rounding_tol(const Values& want, DType dt, double ulps = 2.0, double abs_floor = 0.0) {
   Values t(want.size());
-  for (size_t i = 0; i < t.size(); ++i) t[i] = ulps * unit_roundoff(dt) * std::fabs(want[i]) + abs_floor;
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] = ulps * (unit_roundoff(dt) * std::fabs(want[i]) + subnormal_step(dt) / 2) + abs_floor;
   return t;
 }
 
