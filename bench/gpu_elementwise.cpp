@@ -1,0 +1,116 @@
+// GPU elementwise bandwidth (issue 3's speed targets) on gpu:0: each case runs
+// kRepeat ops back to back between two synchronizations and reports the bytes it
+// must move (each input read once, the output written once) per second. The
+// device-to-device copy measured in the same run is the ceiling the others are
+// compared with (bench/torch_compare.py prints the ratios and PyTorch's figures).
+// Cases skip with a message when no GPU is present.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <functional>
+
+#include "backend/backend.h"
+#include "wick/tensor.h"
+
+namespace wick {
+namespace {
+
+constexpr int kRepeat = 10;
+constexpr size_t kN = size_t(1) << 28;
+constexpr size_t kSide = 16384;
+
+bool have_gpu() {
+  for (const Device& d : available_devices())
+    if (d.is_gpu()) return true;
+  return false;
+}
+
+// Times `op` (after one warm-up) in kRepeat-op batches; `bytes` per op.
+void run_case(benchmark::State& state, double bytes, const std::function<Tensor()>& setup_and_op) {
+  if (!have_gpu()) {
+    state.SkipWithError("no GPU backend/device");
+    return;
+  }
+  BackendDevice& dev = backend_device(Device::gpu(0));
+  Tensor out = setup_and_op();  // warm-up: module load, allocator fill
+  dev.synchronize();
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kRepeat; ++i) out = setup_and_op();
+    dev.synchronize();
+    auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / kRepeat);
+  }
+  state.SetBytesProcessed(int64_t(bytes * double(state.iterations())));
+  state.counters["TBps"] =
+      benchmark::Counter(bytes * double(state.iterations()) / 1e12, benchmark::Counter::kIsRate);
+}
+
+Tensor input(DType dt, double lo, double hi, uint64_t seed, const Shape& s = Shape{kN}) {
+  Tensor::manual_seed(seed, Device::gpu(0));
+  return Tensor::rand(s, DType::F32, Device::gpu(0), lo, hi).to_dtype(dt);
+}
+
+void BM_GpuD2DCopy(benchmark::State& state, DType dt) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(dt, -1, 1, 1);
+  run_case(state, 2.0 * kN * dtype_size(dt), [&] { return x.copy(); });
+}
+void BM_GpuAffine(benchmark::State& state, DType dt) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(dt, -1, 1, 2);
+  run_case(state, 2.0 * kN * dtype_size(dt), [&] { return x.affine(1.5, 0.5); });
+}
+void BM_GpuExp(benchmark::State& state, DType dt) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(dt, -1, 1, 3);
+  run_case(state, 2.0 * kN * dtype_size(dt), [&] { return x.exp(); });
+}
+void BM_GpuAdd(benchmark::State& state, DType dt) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(dt, -1, 1, 4), y = input(dt, -1, 1, 5);
+  run_case(state, 3.0 * kN * dtype_size(dt), [&] { return x.add(y); });
+}
+void BM_GpuWhere(benchmark::State& state, DType dt) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(dt, -1, 1, 6), y = input(dt, -1, 1, 7);
+  Tensor c = input(DType::F32, 0, 2, 8).to_dtype(DType::U8);
+  run_case(state, double(kN) * (1 + 3 * dtype_size(dt)), [&] { return c.where_cond(x, y); });
+}
+void BM_GpuCast(benchmark::State& state, DType from, DType to) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(from, -1, 1, 9);
+  run_case(state, double(kN) * double(dtype_size(from) + dtype_size(to)), [&] { return x.to_dtype(to); });
+}
+void BM_GpuBroadcastAdd(benchmark::State& state) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(DType::F32, -1, 1, 10, Shape{kSide, kSide}),
+         b = input(DType::F32, -1, 1, 11, Shape{kSide});
+  run_case(state, 4.0 * (2.0 * kSide * kSide + kSide), [&] { return x.add(b); });
+}
+void BM_GpuTransposeCopy(benchmark::State& state) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  Tensor x = input(DType::F32, -1, 1, 12, Shape{kSide, kSide});
+  run_case(state, 4.0 * 2.0 * kSide * kSide, [&] { return x.t().copy(); });
+}
+
+#define WICK_GPU_BENCH(fn, ...) \
+  BENCHMARK_CAPTURE(fn, __VA_ARGS__)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3)
+
+WICK_GPU_BENCH(BM_GpuD2DCopy, f32, DType::F32);
+WICK_GPU_BENCH(BM_GpuD2DCopy, bf16, DType::BF16);
+WICK_GPU_BENCH(BM_GpuAffine, f32, DType::F32);
+WICK_GPU_BENCH(BM_GpuAffine, bf16, DType::BF16);
+WICK_GPU_BENCH(BM_GpuExp, f32, DType::F32);
+WICK_GPU_BENCH(BM_GpuExp, bf16, DType::BF16);
+WICK_GPU_BENCH(BM_GpuAdd, f32, DType::F32);
+WICK_GPU_BENCH(BM_GpuAdd, bf16, DType::BF16);
+WICK_GPU_BENCH(BM_GpuWhere, f32, DType::F32);
+WICK_GPU_BENCH(BM_GpuWhere, bf16, DType::BF16);
+WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
+WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
+WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32);
+WICK_GPU_BENCH(BM_GpuTransposeCopy, f32);
+
+}  // namespace
+}  // namespace wick

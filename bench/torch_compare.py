@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Runs wick's GPU elementwise bench cases through PyTorch on the same GPU and
+prints, per case, wick's and PyTorch's bandwidth (bytes read + written per
+second), wick / PyTorch, and wick / the device-to-device copy of the same run.
+
+usage: torch_compare.py WICK_BENCH_JSON [--out results.md]
+WICK_BENCH_JSON is Google Benchmark's --benchmark_out (format json) of
+`wick_bench --benchmark_filter=BM_Gpu`.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import torch
+
+N = 1 << 28
+SIDE = 16384
+REPEAT = 10
+
+
+def time_op(fn, trials=15):
+    """Median seconds per op: REPEAT ops between two CUDA events, `trials` times."""
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(trials):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(REPEAT):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3 / REPEAT)
+    return statistics.median(times)
+
+
+def cases():
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    out = {}
+    for name, dt in (("f32", torch.float32), ("bf16", torch.bfloat16)):
+        size = torch.tensor([], dtype=dt).element_size()
+        x = (torch.rand(N, device=dev, generator=g) * 2 - 1).to(dt)
+        y = (torch.rand(N, device=dev, generator=g) * 2 - 1).to(dt)
+        c = (torch.rand(N, device=dev, generator=g) * 2).to(torch.uint8).bool()
+        out[f"BM_GpuD2DCopy/{name}"] = (2 * N * size, lambda x=x: x.clone())
+        out[f"BM_GpuAffine/{name}"] = (2 * N * size, lambda x=x: x * 1.5 + 0.5)
+        out[f"BM_GpuExp/{name}"] = (2 * N * size, lambda x=x: torch.exp(x))
+        out[f"BM_GpuAdd/{name}"] = (3 * N * size, lambda x=x, y=y: x + y)
+        out[f"BM_GpuWhere/{name}"] = (N * (1 + 3 * size), lambda c=c, x=x, y=y: torch.where(c, x, y))
+    xf = torch.rand(N, device=dev, generator=g)
+    xb = xf.to(torch.bfloat16)
+    out["BM_GpuCast/f32_bf16"] = (6 * N, lambda: xf.to(torch.bfloat16))
+    out["BM_GpuCast/bf16_f32"] = (6 * N, lambda: xb.to(torch.float32))
+    m = torch.rand(SIDE, SIDE, device=dev, generator=g)
+    b = torch.rand(SIDE, device=dev, generator=g)
+    out["BM_GpuBroadcastAdd/f32"] = (4 * (2 * SIDE * SIDE + SIDE), lambda: m + b)
+    out["BM_GpuTransposeCopy/f32"] = (4 * 2 * SIDE * SIDE, lambda: m.t().contiguous())
+    return out
+
+
+def wick_results(path):
+    with open(path) as f:
+        data = json.load(f)
+    res = {}
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            continue
+        # "BM_X/capture/min_time:.../manual_time"; per-op time in real_time (ms).
+        name = "/".join(b["name"].split("/")[:2])
+        res[name] = b["real_time"] / 1e3
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("wick_json")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    wick = wick_results(args.wick_json)
+    torch_cases = cases()
+    rows = []
+    d2d = {}
+    for name, (nbytes, fn) in torch_cases.items():
+        t_torch = time_op(fn)
+        t_wick = wick.get(name)
+        w_bw = nbytes / t_wick / 1e12 if t_wick else float("nan")
+        t_bw = nbytes / t_torch / 1e12
+        rows.append((name, w_bw, t_bw))
+        if name.startswith("BM_GpuD2DCopy/"):
+            d2d[name.split("/")[1]] = w_bw
+    ceiling = max(d2d.values()) if d2d else float("nan")
+    lines = [
+        f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; ceiling = wick's device-to-device "
+        f"copy in this run ({ceiling:.2f} TB/s, bytes read + written)",
+        "",
+        "| case | wick TB/s | torch TB/s | wick / torch | wick / d2d copy |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name, w_bw, t_bw in rows:
+        lines.append(f"| {name} | {w_bw:.3f} | {t_bw:.3f} | {w_bw / t_bw:.2f} | {w_bw / ceiling:.1%} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The GPU machine's check (issue 3), in one call of the `device` tool:
+#   build the CUDA backend (sm_90) with tests and benchmarks, run the GPU tests,
+#   run them again under compute-sanitizer memcheck, run the GPU benchmarks and
+#   bench/torch_compare.py. Logs go to $OUT (at most 8 files come back).
+# usage: scripts/gpu-check.sh [all|test|bench]   (default all)
+set -uo pipefail
+MODE=${1:-all}
+OUT=${OUT:-$PWD/gpu-check-out}
+B=${WICK_GPU_BUILD:-build-h200}
+mkdir -p "$OUT"
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+  nvcc --version | tail -2
+  git rev-parse HEAD 2>/dev/null || true
+  git status --short 2>/dev/null | head -20 || true
+} >"$OUT/summary.txt" 2>&1
+
+log "configure + build"
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
+  -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+targets="wick wick-cuda test_gpu_backend test_gpu_elementwise"
+[ "$MODE" != test ] && targets="$targets wick_bench"
+[ -f tests/test_parity.cpp ] && targets="$targets test_parity"
+ninja -C "$B" -j16 $targets >>"$OUT/build.log" 2>&1 || { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
+log "built: $(ls -la $B/libwick-cuda.so | awk '{print $5}') bytes libwick-cuda.so"
+
+rc=0
+if [ "$MODE" != bench ]; then
+  log "GPU tests"
+  for t in test_gpu_backend test_gpu_elementwise; do
+    timeout 300 "$B/$t" 2>&1 | tee -a "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" | sed "s/^/$t: /" | tee -a "$OUT/summary.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  done
+  if [ -x "$B/test_parity" ]; then
+    timeout 200 "$B/test_parity" --gtest_filter='*gpu*' 2>&1 | tee -a "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" | sed "s/^/test_parity(gpu): /" | tee -a "$OUT/summary.txt"
+  fi
+  log "compute-sanitizer memcheck"
+  for t in test_gpu_backend test_gpu_elementwise; do
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 "$B/$t" \
+      --gtest_filter='-GpuLarge.*:GpuAllocator.AnImpossible*' >>"$OUT/sanitizer.log" 2>&1
+    echo "$t under memcheck: exit $? ($(grep -c 'Invalid\|ERROR SUMMARY: [1-9]' "$OUT/sanitizer.log") error lines so far)" | tee -a "$OUT/summary.txt"
+  done
+  grep "ERROR SUMMARY" "$OUT/sanitizer.log" | tee -a "$OUT/summary.txt"
+fi
+
+if [ "$MODE" != test ]; then
+  log "benchmarks"
+  timeout 200 "$B/wick_bench" --benchmark_filter=BM_Gpu --benchmark_out="$OUT/wick_bench.json" \
+    --benchmark_out_format=json >"$OUT/bench.log" 2>&1
+  log "torch_compare"
+  PYTHONUNBUFFERED=1 timeout 150 python3 bench/torch_compare.py "$OUT/wick_bench.json" --out "$OUT/torch_compare.md" \
+    2>&1 | tee -a "$OUT/summary.txt"
+  log "launch-shape sweep (block x blocks-per-SM cap; 0 = one item per thread)"
+  for blk in 128 256 512; do
+    for cap in 0 4 16; do
+      WICK_GPU_BLOCK=$blk WICK_GPU_BLOCKS_PER_SM=$cap timeout 60 "$B/wick_bench" \
+        --benchmark_filter='BM_Gpu(Affine|Add|Exp)/f32|BM_GpuBroadcastAdd' 2>&1 |
+        grep -E "^BM_" | awk -v b=$blk -v c=$cap '{print "block " b " cap " c ": " $0}' >>"$OUT/bench.log"
+    done
+  done
+  grep "^block" "$OUT/bench.log" | awk '{print $1,$2,$3,$4,$5,$NF}' | tee -a "$OUT/summary.txt" | tail -40
+  if [ -x "$B/wick" ]; then
+    timeout 120 "$B/wick" bench --device gpu:0 >>"$OUT/bench.log" 2>&1 || true
+  fi
+fi
+log "done (tests rc $rc)"
+exit $rc

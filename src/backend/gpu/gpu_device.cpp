@@ -1,0 +1,377 @@
+// GPU device, module store, caching allocator and the loadable backend's entry
+// point (wick_gpu_backend_create), written once for CUDA and ROCm.
+#include "backend/gpu/gpu_device.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "backend/gpu/gpu_storage.h"
+#include "wick/error.h"
+
+namespace wick::gpu {
+
+[[noreturn]] void throw_gpu_error(gpuError_t err, const char* call, const char* file, int line) {
+  const char* base = file;
+  for (const char* p = file; *p; ++p)
+    if (*p == '/') base = p + 1;
+  std::string msg = fmt::format("{} failed at {}:{}: {} ({})", call, base, line, gpuGetErrorName(err),
+                                gpuGetErrorString(err));
+  throw_error(err == gpuErrorMemoryAllocation ? ErrorKind::OutOfMemory : ErrorKind::GpuRuntime, "gpu", msg);
+}
+
+void set_device(int ordinal) {
+  thread_local int current = -1;
+  if (current == ordinal) return;
+  WICK_GPU_CHECK(gpuSetDevice(ordinal));
+  current = ordinal;
+}
+
+// ---- module store ---------------------------------------------------------------------
+ModuleStore::~ModuleStore() {
+  for (size_t i = 0; i < kNumModules; ++i)
+    if (loaded_[i]) (void)gpuModuleUnload(modules_[i]);  // best effort at teardown
+}
+
+gpuFunction_t ModuleStore::get_or_load_func(const std::string& name, Module m) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = funcs_.find(name);
+  if (it != funcs_.end()) return it->second;
+  const size_t mi = size_t(m);
+  if (!loaded_[mi]) {
+    ModuleImage img = module_image(m);
+    if (!img.data || img.size == 0)
+      throw_error(ErrorKind::GpuRuntime, "gpu",
+                  fmt::format("module {} has no embedded image", kModuleNames[mi]));
+    set_device(ordinal_);
+    gpuError_t err = gpuModuleLoadData(&modules_[mi], img.data);
+    if (err != gpuSuccess) {
+      (void)gpuGetLastError();
+      throw_error(
+          ErrorKind::GpuRuntime, "gpu",
+          fmt::format("loading module {} on device {} failed: {} ({}); built for archs {}", kModuleNames[mi],
+                      ordinal_, gpuGetErrorName(err), gpuGetErrorString(err), compiled_archs()));
+    }
+    loaded_[mi] = true;
+    ++loads_[mi];
+  }
+  gpuFunction_t f{};
+  gpuError_t err = gpuModuleGetFunction(&f, modules_[mi], name.c_str());
+  if (err != gpuSuccess) {
+    (void)gpuGetLastError();
+    throw_error(
+        ErrorKind::GpuRuntime, "gpu",
+        fmt::format("kernel {} not found in module {}: {}", name, kModuleNames[mi], gpuGetErrorString(err)));
+  }
+  funcs_.emplace(name, f);
+  return f;
+}
+
+size_t ModuleStore::load_count(Module m) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return loads_[size_t(m)];
+}
+
+// ---- caching allocator -------------------------------------------------------------------
+size_t CachingAllocator::size_class(size_t bytes) {
+  if (bytes <= 512) return 512;
+  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k
+  size_t k = 63 - size_t(__builtin_clzll(bytes));
+  size_t step = size_t(1) << (k - 2);
+  return (bytes + step - 1) / step * step;
+}
+
+CachingAllocator::~CachingAllocator() {
+  // Teardown at process exit may find the runtime already gone: ignore errors.
+  for (auto& [cls, v] : free_)
+    for (void* p : v) (void)gpuFree(p);
+}
+
+void* CachingAllocator::allocate(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  const size_t cls = size_class(bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = free_.find(cls);
+  void* p = nullptr;
+  if (it != free_.end() && !it->second.empty()) {
+    p = it->second.back();
+    it->second.pop_back();
+    cached_ -= cls;
+  } else {
+    set_device(ordinal_);
+    gpuError_t err = gpuMalloc(&p, cls);
+    if (err == gpuErrorMemoryAllocation) {
+      (void)gpuGetLastError();
+      // Free every cached block and retry once.
+      for (auto& [c, v] : free_)
+        for (void* q : v) WICK_GPU_CHECK(gpuFree(q));
+      free_.clear();
+      cached_ = 0;
+      err = gpuMalloc(&p, cls);
+      if (err == gpuErrorMemoryAllocation) {
+        (void)gpuGetLastError();
+        throw_error(ErrorKind::OutOfMemory, "gpu",
+                    fmt::format("out of memory allocating {} bytes on device {} ({} bytes in use by wick)",
+                                bytes, ordinal_, in_use_));
+      }
+    }
+    WICK_GPU_CHECK(err);
+  }
+  in_use_ += cls;
+  peak_ = std::max(peak_, in_use_);
+  return p;
+}
+
+void CachingAllocator::release(void* p, size_t bytes) {
+  if (!p) return;
+  const size_t cls = size_class(bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  free_[cls].push_back(p);
+  in_use_ -= cls;
+  cached_ += cls;
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mu_);
+  set_device(ordinal_);
+  for (auto& [c, v] : free_)
+    for (void* q : v) WICK_GPU_CHECK(gpuFree(q));
+  free_.clear();
+  cached_ = 0;
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return MemoryStats{in_use_, cached_, peak_};
+}
+
+// ---- device --------------------------------------------------------------------------------
+namespace {
+unsigned env_unsigned(const char* name, unsigned dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  return unsigned(std::strtoul(v, nullptr, 10));
+}
+}  // namespace
+
+GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, GpuDeviceInfo info)
+    : local_(local_ordinal),
+      global_(global_ordinal),
+      info_(std::move(info)),
+      modules_(local_ordinal),
+      allocator_(local_ordinal) {
+  set_device(local_);
+  WICK_GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
+  // Launch shape: 256 threads, enough blocks for one 16-byte item per thread
+  // (grid-stride loops cover the rest). Measured on the H200 against capped grids
+  // and 128/512-thread blocks: see bench/results/. Overridable for measurement.
+  block_ = std::clamp(env_unsigned("WICK_GPU_BLOCK", 256), 32u, 512u);
+  blocks_per_sm_cap_ = env_unsigned("WICK_GPU_BLOCKS_PER_SM", 0);
+}
+
+GpuDevice::~GpuDevice() {
+  if (stream_) (void)gpuStreamDestroy(stream_);
+}
+
+unsigned GpuDevice::grid_for(size_t items) const {
+  size_t g = (items + block_ - 1) / block_;
+  size_t cap = blocks_per_sm_cap_ ? size_t(blocks_per_sm_cap_) * size_t(std::max(info_.multiprocessors, 1))
+                                  : size_t(1) << 30;
+  return unsigned(std::clamp<size_t>(g, 1, cap));
+}
+
+void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem) {
+  gpuFunction_t f = modules_.get_or_load_func(name, m);
+  set_device(local_);
+  gpuError_t err = gpuLaunch(f, grid, block, args, shmem, stream_);
+  if (err != gpuSuccess) {
+    (void)gpuGetLastError();
+    throw_error(
+        ErrorKind::GpuRuntime, "gpu",
+        fmt::format("launch of kernel {} (grid {}x{}x{}, block {}x{}x{}) failed: {} ({})", name, grid.x,
+                    grid.y, grid.z, block.x, block.y, block.z, gpuGetErrorName(err), gpuGetErrorString(err)));
+  }
+}
+
+void GpuDevice::synchronize() {
+  set_device(local_);
+  WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
+}
+
+StoragePtr GpuDevice::alloc(size_t n, DType dtype) { return gpu_alloc(*this, n, dtype); }
+
+StoragePtr GpuDevice::zeros(size_t n, DType dtype) {
+  auto s = gpu_alloc(*this, n, dtype);
+  if (n) {
+    set_device(local_);
+    WICK_GPU_CHECK(gpuMemsetAsync(s->raw(), 0, n * dtype_size(dtype), stream_));
+  }
+  return s;
+}
+
+StoragePtr GpuDevice::from_host(const void* data, size_t n, DType dtype) {
+  auto s = gpu_alloc(*this, n, dtype);
+  if (n) {
+    set_device(local_);
+    WICK_GPU_CHECK(gpuMemcpyAsync(s->raw(), data, n * dtype_size(dtype), gpuMemcpyHostToDevice, stream_));
+    // The caller's buffer may be freed on return: make the copy complete first.
+    WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
+  }
+  return s;
+}
+
+namespace {
+StoragePtr launch_rand(GpuDevice& dev, const char* kind, size_t n, DType dtype, double a, double b,
+                       uint64_t seed, uint64_t offset) {
+  auto s = gpu_alloc(dev, n, dtype);
+  if (n == 0) return s;
+  void* out = s->raw();
+  void* args[] = {&n, &a, &b, &seed, &offset, &out};
+  dev.launch(fmt::format("rand_{}_{}", kind, dtype_name(dtype)), Module::Fill, dim3(dev.grid_for(n)),
+             dim3(dev.block_size()), args);
+  return s;
+}
+}  // namespace
+
+StoragePtr GpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
+                                   uint64_t offset) {
+  return launch_rand(*this, "uniform", n, dtype, lo, up, seed, offset);
+}
+
+StoragePtr GpuDevice::rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
+                                  uint64_t offset) {
+  return launch_rand(*this, "normal", n, dtype, mean, std, seed, offset);
+}
+
+DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v) {
+  DeviceBuffer b(dev, v.size() * sizeof(size_t));
+  if (!v.empty()) {
+    set_device(dev.ordinal());
+    // Small pageable copies are staged by the runtime before the call returns.
+    WICK_GPU_CHECK(
+        gpuMemcpyAsync(b.get(), v.data(), v.size() * sizeof(size_t), gpuMemcpyHostToDevice, dev.stream()));
+  }
+  return b;
+}
+
+// ---- the loadable backend ---------------------------------------------------------------------
+namespace {
+
+bool arch_supported(const gpuDeviceProp_t& p, std::string* why) {
+  std::string archs = compiled_archs();
+  std::string arch = gpu_arch_name(p);
+#if defined(WICK_VENDOR_HIP)
+  std::stringstream ss(archs);
+  for (std::string a; std::getline(ss, a, ';');)
+    if (a == arch) return true;
+  *why = fmt::format("no code object for {} (built for {})", arch, archs);
+  return false;
+#else
+  // SASS for sm_XY runs on sm_XZ (Z >= Y); PTX of the highest arch JIT-compiles for newer GPUs.
+  int cc = p.major * 10 + p.minor, lowest = 1000;
+  std::stringstream ss(archs);
+  for (std::string a; std::getline(ss, a, ';');)
+    if (!a.empty()) lowest = std::min(lowest, std::atoi(a.c_str()));
+  if (cc >= lowest) return true;
+  *why = fmt::format("no code object for {} (built for sm {})", arch, archs);
+  return false;
+#endif
+}
+
+class GpuBackendImpl final : public GpuBackend {
+ public:
+  // hw[i]: the runtime's ordinal of the backend's device i (unusable GPUs are skipped).
+  GpuBackendImpl(std::vector<GpuDeviceInfo> infos, std::vector<int> hw)
+      : infos_(std::move(infos)), hw_(std::move(hw)), devices_(infos_.size()) {}
+  std::string vendor() const override { return WICK_GPU_VENDOR; }
+  int device_count() const override { return int(infos_.size()); }
+  GpuDeviceInfo info(int ordinal) const override { return infos_.at(size_t(ordinal)); }
+  BackendDevice& device(int ordinal, int global_ordinal) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& d = devices_.at(size_t(ordinal));
+    if (!d) d = std::make_unique<GpuDevice>(hw_[size_t(ordinal)], global_ordinal, infos_[size_t(ordinal)]);
+    return *d;
+  }
+  GpuDevice* existing(int ordinal) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ordinal < 0 || size_t(ordinal) >= devices_.size()) return nullptr;
+    return devices_[size_t(ordinal)].get();
+  }
+
+ private:
+  std::vector<GpuDeviceInfo> infos_;
+  std::vector<int> hw_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<GpuDevice>> devices_;
+};
+
+// The process keeps the backend for its lifetime (storages may outlive any owner).
+GpuBackendImpl* g_backend = nullptr;
+
+}  // namespace
+
+}  // namespace wick::gpu
+
+extern "C" __attribute__((visibility("default"))) wick::GpuBackend* wick_gpu_backend_create(
+    std::string* why_not) {
+  using namespace wick::gpu;
+  if (g_backend) return g_backend;
+  int count = 0;
+  gpuError_t err = gpuGetDeviceCount(&count);
+  if (err != gpuSuccess) {
+    (void)gpuGetLastError();
+    if (why_not) {
+      const char* what = err == gpuErrorNoDevice             ? "no device"
+                         : err == gpuErrorInsufficientDriver ? "no driver (or one too old)"
+                                                             : "runtime unavailable";
+      *why_not = fmt::format("{}: {} ({})", what, gpuGetErrorName(err), gpuGetErrorString(err));
+    }
+    return nullptr;
+  }
+  if (count <= 0) {
+    if (why_not) *why_not = "no device";
+    return nullptr;
+  }
+  std::vector<wick::GpuDeviceInfo> infos;
+  std::vector<int> hw;
+  std::string why;
+  for (int i = 0; i < count; ++i) {
+    gpuDeviceProp_t p{};
+    if (gpuGetDeviceProperties(&p, i) != gpuSuccess) {
+      (void)gpuGetLastError();
+      continue;
+    }
+    std::string w;
+    if (!arch_supported(p, &w)) {
+      why += (why.empty() ? "" : "; ") + fmt::format("device {} ({}): {}", i, p.name, w);
+      continue;
+    }
+    wick::GpuDeviceInfo info;
+    info.name = p.name;
+    info.arch = gpu_arch_name(p);
+    info.total_memory = p.totalGlobalMem;
+    info.wave_size = p.warpSize;
+    info.multiprocessors = p.multiProcessorCount;
+    infos.push_back(std::move(info));
+    hw.push_back(i);
+  }
+  if (infos.empty()) {
+    if (why_not) *why_not = why.empty() ? "no usable device" : why;
+    return nullptr;
+  }
+  g_backend = new GpuBackendImpl(std::move(infos), std::move(hw));
+  return g_backend;
+}
+
+// Observability for tests and tools (looked up with dlsym): how many times module
+// `module` (index into kModuleNames) was loaded on local device `ordinal`; -1 when
+// that device was never opened.
+extern "C" __attribute__((visibility("default"))) long wick_gpu_module_load_count(int ordinal, int module) {
+  using namespace wick::gpu;
+  if (!g_backend || module < 0 || size_t(module) >= kNumModules) return -1;
+  GpuDevice* d = g_backend->existing(ordinal);
+  if (!d) return -1;
+  return long(d->modules().load_count(Module(module)));
+}

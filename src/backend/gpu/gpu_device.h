@@ -1,0 +1,161 @@
+// The GPU backend's host side, written once for CUDA and ROCm (vendor.h maps the
+// names): the module store (kernel families loaded lazily, at most once per
+// device), the caching allocator, one stream per device, and launch helpers.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/gpu/vendor.h"
+
+namespace wick::gpu {
+
+// One module (code object / fatbin) per kernel family.
+enum class Module : uint8_t { Affine, Binary, Cast, Fill, Ternary, Unary };
+inline constexpr size_t kNumModules = 6;
+inline constexpr std::array<std::string_view, kNumModules> kModuleNames = {"affine", "binary",  "cast",
+                                                                           "fill",   "ternary", "unary"};
+static_assert(kModuleNames.size() == kNumModules);
+
+// The embedded image of a family (generated images.cpp, from the build's fatbins
+// or code objects).
+struct ModuleImage {
+  const unsigned char* data = nullptr;
+  size_t size = 0;
+};
+ModuleImage module_image(Module m);
+// The architectures the embedded images were built for ("80;90" or "gfx906;gfx90a").
+const char* compiled_archs();
+
+// Kernel families of one device: each module is loaded on first use and at most
+// once; function handles are cached by name.
+class ModuleStore {
+ public:
+  explicit ModuleStore(int ordinal) : ordinal_(ordinal) {}
+  ~ModuleStore();
+  ModuleStore(const ModuleStore&) = delete;
+  ModuleStore& operator=(const ModuleStore&) = delete;
+
+  gpuFunction_t get_or_load_func(const std::string& name, Module m);
+  // How many times module m was loaded on this device (0 or 1).
+  size_t load_count(Module m) const;
+
+ private:
+  int ordinal_;
+  mutable std::mutex mu_;
+  std::array<gpuModule_t, kNumModules> modules_{};
+  std::array<bool, kNumModules> loaded_{};
+  std::array<size_t, kNumModules> loads_{};
+  std::unordered_map<std::string, gpuFunction_t> funcs_;
+};
+
+// Per-device caching allocator: blocks are rounded to size classes (at most 25%
+// above the request, 512 bytes minimum) and kept on free lists for reuse; the
+// runtime allocates only when a class has no free block. All work runs on the
+// device's one stream, so a block freed here may be reused by later work at once
+// (stream order). Out of memory: free the cache, retry once, then OutOfMemory.
+class CachingAllocator {
+ public:
+  explicit CachingAllocator(int ordinal) : ordinal_(ordinal) {}
+  ~CachingAllocator();
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  void* allocate(size_t bytes);         // null for 0 bytes
+  void release(void* p, size_t bytes);  // bytes as requested in allocate
+  void empty_cache();
+  MemoryStats stats() const;
+  static size_t size_class(size_t bytes);
+
+ private:
+  int ordinal_;
+  mutable std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t in_use_ = 0, cached_ = 0, peak_ = 0;
+};
+
+// Sets the current device for the calling thread (cheap when already current).
+void set_device(int ordinal);
+
+class GpuDevice final : public BackendDevice {
+ public:
+  GpuDevice(int local_ordinal, int global_ordinal, GpuDeviceInfo info);
+  ~GpuDevice() override;
+
+  Device device() const override { return Device::gpu(global_); }
+  std::string name() const override { return info_.name; }
+  StoragePtr alloc(size_t n, DType dtype) override;
+  StoragePtr zeros(size_t n, DType dtype) override;
+  StoragePtr from_host(const void* data, size_t n, DType dtype) override;
+  StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
+                          uint64_t offset) override;
+  StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
+                         uint64_t offset) override;
+  void synchronize() override;
+  MemoryStats memory_stats() const override { return allocator_.stats(); }
+
+  int ordinal() const { return local_; }
+  const GpuDeviceInfo& info() const { return info_; }
+  gpuStream_t stream() const { return stream_; }
+  ModuleStore& modules() { return modules_; }
+  CachingAllocator& allocator() { return allocator_; }
+
+  // Launches kernel `name` of module m on this device's stream; a failed launch
+  // throws Error(GpuRuntime) naming the kernel.
+  void launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem = 0);
+  // Grid for a grid-stride kernel over `items` work items of blockDim threads.
+  unsigned grid_for(size_t items) const;
+  unsigned block_size() const { return block_; }
+
+ private:
+  int local_, global_;
+  GpuDeviceInfo info_;
+  gpuStream_t stream_ = nullptr;
+  ModuleStore modules_;
+  mutable CachingAllocator allocator_;
+  unsigned block_ = 256;
+  unsigned blocks_per_sm_cap_ = 0;  // 0: enough blocks to give every thread one item
+};
+
+// A device buffer from a device's caching allocator, returned on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(GpuDevice& dev, size_t bytes)
+      : dev_(&dev), bytes_(bytes), ptr_(dev.allocator().allocate(bytes)) {}
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : dev_(o.dev_), bytes_(o.bytes_), ptr_(o.ptr_) { o.ptr_ = nullptr; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      dev_ = o.dev_;
+      bytes_ = o.bytes_;
+      ptr_ = o.ptr_;
+      o.ptr_ = nullptr;
+    }
+    return *this;
+  }
+  void* get() const { return ptr_; }
+  void reset() {
+    if (ptr_) dev_->allocator().release(ptr_, bytes_);
+    ptr_ = nullptr;
+  }
+
+ private:
+  GpuDevice* dev_ = nullptr;
+  size_t bytes_ = 0;
+  void* ptr_ = nullptr;
+};
+
+// Queues an upload of `v` to a fresh device buffer (stream-ordered).
+DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v);
+
+}  // namespace wick::gpu

@@ -1,0 +1,296 @@
+// Device helpers shared by every kernel family: element storage types, exact
+// f16/bf16 conversions, strided indexing, and the one elementwise engine
+// (map_n) that every unary, binary, ternary, affine and cast kernel is an
+// instantiation of. Compiled unchanged by nvcc and hipcc.
+//
+// Kernel ABI (Candle's): (numel, num_dims, info, inputs..., out, params...).
+// `info` is dims[num_dims] then one stride set per input (in elements), or null
+// when every operand is contiguous. Input pointers arrive pre-offset by the
+// layout's start offset; the output is contiguous.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <type_traits>
+#include <utility>
+
+#include "../vendor.h"
+
+// Largest block the host launches; kernels declare it so the compiler keeps
+// register use within what such a block may have.
+#define WICK_MAX_BLOCK 512
+#define WICK_KERNEL extern "C" __global__ void __launch_bounds__(WICK_MAX_BLOCK)
+
+namespace wk {
+
+// ---- element storage types ---------------------------------------------------------
+// f16 and bf16 are stored as raw bits; arithmetic happens in float (compute type),
+// exactly as the CPU backend does, with round-to-nearest-even conversions below.
+struct f16s {
+  uint16_t bits;
+};
+struct bf16s {
+  uint16_t bits;
+};
+
+__device__ __forceinline__ uint32_t f2u(float f) { return __float_as_uint(f); }
+__device__ __forceinline__ float u2f(uint32_t u) { return __uint_as_float(u); }
+__device__ __forceinline__ uint64_t d2u(double d) { return uint64_t(__double_as_longlong(d)); }
+
+__device__ __forceinline__ float f16_to_f32(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t em = h & 0x7fffu;
+  if (em >= 0x7c00u) return u2f(sign | 0x7f800000u | ((em & 0x3ffu) << 13));  // inf, NaN
+  if (em < 0x400u) {                                                          // zero, subnormal: em * 2^-24
+    float f = float(em) * 5.9604644775390625e-8f;
+    return sign ? -f : f;
+  }
+  return u2f(sign | ((em + ((127u - 15u) << 10)) << 13));
+}
+
+// float -> f16, round to nearest even (F. Giesen's float_to_half_fast3_rtne);
+// needs IEEE float adds with subnormals (no flush-to-zero), the compilers' default.
+__device__ __forceinline__ uint16_t f32_to_f16(float f) {
+  const uint32_t f32infty = 255u << 23, f16max = (127u + 16u) << 23;
+  const float denorm_magic = u2f(((127u - 15u) + (23u - 10u) + 1u) << 23);
+  uint32_t u = f2u(f);
+  uint32_t sign = u & 0x80000000u;
+  u ^= sign;
+  uint32_t o;
+  if (u >= f16max) {
+    o = u > f32infty ? (0x7e00u | ((u >> 13) & 0x3ffu)) : 0x7c00u;
+  } else if (u < (113u << 23)) {
+    o = f2u(u2f(u) + denorm_magic) - f2u(denorm_magic);
+  } else {
+    uint32_t mant_odd = (u >> 13) & 1u;
+    u += ((15u - 127u) << 23) + 0xfffu;
+    u += mant_odd;
+    o = u >> 13;
+  }
+  return uint16_t(o | (sign >> 16));
+}
+
+__device__ __forceinline__ float bf16_to_f32(uint16_t b) { return u2f(uint32_t(b) << 16); }
+__device__ __forceinline__ uint16_t f32_to_bf16(float f) {
+  uint32_t u = f2u(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);  // quiet NaN
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+// double -> a 16-bit float with E exponent and M mantissa bits, one rounding
+// (to nearest even), the way the host's f64_to_f16_bits / f64_to_bf16_bits do.
+template <int E, int M>
+__device__ __forceinline__ uint16_t f64_to_small(double d) {
+  uint64_t u = d2u(d);
+  const uint16_t sign = uint16_t((u >> 48) & 0x8000u);
+  u &= 0x7fffffffffffffffull;
+  const uint32_t inf = ((1u << E) - 1u) << M;
+  if (u > 0x7ff0000000000000ull) return uint16_t(sign | inf | (1u << (M - 1)));
+  const int bias = (1 << (E - 1)) - 1, emin = 1 - bias;
+  const int e = int(u >> 52) - 1023;
+  if (e > bias) return uint16_t(sign | inf);
+  uint64_t m = u & 0xfffffffffffffull;
+  int shift;
+  uint64_t base;
+  if (e >= emin) {
+    shift = 52 - M;
+    base = uint64_t(e + bias) << M;
+  } else {
+    if (e > -1023) m |= 1ull << 52;
+    shift = 52 - M + (emin - e);
+    base = 0;
+    if (shift > 63) return sign;
+  }
+  uint64_t res = base + (m >> shift);
+  const uint64_t rem = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+  if (rem > half || (rem == half && (res & 1u))) ++res;
+  if (res >= inf) return uint16_t(sign | inf);
+  return uint16_t(sign | uint16_t(res));
+}
+
+// ---- compute types and conversions ----------------------------------------------------
+template <class T>
+struct ComputeOf {
+  using type = T;
+};
+template <>
+struct ComputeOf<f16s> {
+  using type = float;
+};
+template <>
+struct ComputeOf<bf16s> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename ComputeOf<T>::type;
+
+template <class T>
+__device__ __forceinline__ compute_t<T> to_c(T x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ float to_c<f16s>(f16s x) {
+  return f16_to_f32(x.bits);
+}
+template <>
+__device__ __forceinline__ float to_c<bf16s>(bf16s x) {
+  return bf16_to_f32(x.bits);
+}
+template <class T>
+__device__ __forceinline__ T from_c(compute_t<T> x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ f16s from_c<f16s>(float x) {
+  return f16s{f32_to_f16(x)};
+}
+template <>
+__device__ __forceinline__ bf16s from_c<bf16s>(float x) {
+  return bf16s{f32_to_bf16(x)};
+}
+
+template <class T>
+inline constexpr bool is_half_v = false;
+template <>
+inline constexpr bool is_half_v<f16s> = true;
+template <>
+inline constexpr bool is_half_v<bf16s> = true;
+template <class T>
+inline constexpr bool is_floating_v = is_half_v<T>;
+template <>
+inline constexpr bool is_floating_v<float> = true;
+template <>
+inline constexpr bool is_floating_v<double> = true;
+template <class T>
+inline constexpr bool is_signed_v = T(-1) < T(0);
+template <>
+inline constexpr bool is_signed_v<f16s> = true;
+template <>
+inline constexpr bool is_signed_v<bf16s> = true;
+
+// ---- strided indexing ------------------------------------------------------------------
+// Storage offset (elements) of row-major linear index i in a layout of nd dims.
+template <class I>
+__device__ __forceinline__ I strided_offset(I i, int nd, const size_t* dims, const size_t* strides) {
+  I off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    const I dd = I(dims[d]);
+    const I q = i / dd;
+    off += (i - q * dd) * I(strides[d]);
+    i = q;
+  }
+  return off;
+}
+
+// Largest offset (plus one) a layout reaches; decides whether 32-bit index math is safe.
+__device__ __forceinline__ size_t strided_extent(int nd, const size_t* dims, const size_t* strides) {
+  size_t e = 1;
+  for (int d = 0; d < nd; ++d) e += (dims[d] ? dims[d] - 1 : 0) * strides[d];
+  return e;
+}
+
+__device__ __forceinline__ bool aligned16(const void* p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+}
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+template <class... Ts>
+constexpr size_t max_size_of() {
+  size_t m = 1;
+  ((m = sizeof(Ts) > m ? sizeof(Ts) : m), ...);
+  return m;
+}
+
+// Info arrays up to this many size_t words are staged in shared memory.
+constexpr int kMaxSharedInfo = 64;
+
+template <int V, class Out, class Op, class... VIn>
+__device__ __forceinline__ void apply_vec(Vec<Out, V>& o, const Op& op, const VIn&... vin) {
+#pragma unroll
+  for (int j = 0; j < V; ++j) o.v[j] = op(vin.v[j]...);
+}
+
+template <class Out, class Op, class... In, size_t... Is>
+__device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, int nd, const size_t* info,
+                                         Out* out, const Op& op, const In*... in) {
+  constexpr int K = int(sizeof...(In));
+  // 16-byte accesses for the widest operand (narrower operands move V*size bytes).
+  constexpr int V = int(16 / max_size_of<Out, In...>());
+  const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t nthreads = size_t(gridDim.x) * blockDim.x;
+
+  if (info == nullptr) {
+    if (aligned16(out) && (aligned16(in) && ...)) {
+      const size_t nvec = n / V;
+      for (size_t v = tid; v < nvec; v += nthreads) {
+        Vec<Out, V> o;
+        apply_vec<V>(o, op, reinterpret_cast<const Vec<In, V>*>(in)[v]...);
+        reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
+      }
+      for (size_t i = nvec * V + tid; i < n; i += nthreads) out[i] = op(in[i]...);
+    } else {
+      for (size_t i = tid; i < n; i += nthreads) out[i] = op(in[i]...);
+    }
+    return;
+  }
+
+  // Strided: stage dims and strides in shared memory when they fit.
+  __shared__ size_t sh_info[kMaxSharedInfo];
+  const size_t* dims = info;
+  if (size_t(nd) * (K + 1) <= size_t(kMaxSharedInfo)) {
+    for (int j = threadIdx.x; j < nd * (K + 1); j += blockDim.x) sh_info[j] = info[j];
+    __syncthreads();
+    dims = sh_info;
+  }
+  const size_t* strides[K > 0 ? K : 1] = {(dims + size_t(nd) * (Is + 1))...};
+
+  bool fits32 = n <= 0xffffffffull;
+  ((fits32 = fits32 && strided_extent(nd, dims, strides[Is]) <= 0xffffffffull), ...);
+
+  // Inner-contiguous vector path: the last dim is unit-stride in every operand and
+  // vectors never straddle a row, so one index computation serves V elements.
+  bool inner = nd > 0 && dims[nd - 1] % V == 0 && aligned16(out) && (aligned16(in) && ...);
+  for (int k = 0; k < K && inner; ++k) {
+    inner = strides[k][nd - 1] == 1;
+    for (int d = 0; d + 1 < nd && inner; ++d) inner = strides[k][d] % V == 0;
+  }
+  if (inner && V > 1) {
+    const size_t nvec = n / V;
+    for (size_t v = tid; v < nvec; v += nthreads) {
+      Vec<Out, V> o;
+      if (fits32) {
+        const uint32_t i = uint32_t(v * V);
+        apply_vec<V>(
+            o, op,
+            *reinterpret_cast<const Vec<In, V>*>(in + strided_offset<uint32_t>(i, nd, dims, strides[Is]))...);
+      } else {
+        apply_vec<V>(o, op,
+                     *reinterpret_cast<const Vec<In, V>*>(
+                         in + strided_offset<size_t>(v * V, nd, dims, strides[Is]))...);
+      }
+      reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
+    }
+    return;
+  }
+  if (fits32) {
+    for (size_t i = tid; i < n; i += nthreads)
+      out[i] = op(in[strided_offset<uint32_t>(uint32_t(i), nd, dims, strides[Is])]...);
+  } else {
+    for (size_t i = tid; i < n; i += nthreads)
+      out[i] = op(in[strided_offset<size_t>(i, nd, dims, strides[Is])]...);
+  }
+}
+
+// out[i] = op(in_0[..], in_1[..], ...) for i < n; op takes and returns storage values.
+template <class Out, class Op, class... In>
+__device__ __forceinline__ void map_n(size_t n, size_t nd, const size_t* info, Out* out, const Op& op,
+                                      const In*... in) {
+  map_impl(std::index_sequence_for<In...>{}, n, int(nd), info, out, op, in...);
+}
+
+}  // namespace wk

@@ -1,0 +1,180 @@
+// The one file that names CUDA or HIP. Everything else in src/backend/gpu (host
+// code and kernels) uses the gpu* names below, so the same sources build with
+// nvcc / a host compiler against cudart (libwick-cuda.so) and with hipcc / a host
+// compiler against libamdhip64 (libwick-rocm.so, -D WICK_VENDOR_HIP).
+//
+// Three parts:
+//   1. device side (nvcc / hipcc only): wave size, shuffles, launch bounds;
+//   2. host runtime: memory, streams, events, module (code object) loading, launch;
+//   3. WICK_GPU_CHECK: every runtime call goes through it and becomes a wick::Error
+//      naming the call, the file, the line and the vendor's error string.
+// BLAS (cuBLAS; Debian's ROCm has no rocBLAS) is mapped by the matmul work (issue 4).
+#pragma once
+
+#include <string>
+
+#if defined(__HIPCC__) && !defined(WICK_VENDOR_HIP)
+#define WICK_VENDOR_HIP 1
+#endif
+
+#if defined(WICK_VENDOR_HIP)
+#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_HCC__)
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime.h>
+#else
+#include <cuda_runtime.h>
+#endif
+
+// ---- 1. device side -----------------------------------------------------------
+#if defined(__CUDACC__) || defined(__HIPCC__)
+// The device's wave (warp) size: 32 on NVIDIA and RDNA, 64 on CDNA. Kernels read
+// it at run time (warpSize) and never assume 32.
+#define WICK_WAVE_SIZE warpSize
+#if defined(WICK_VENDOR_HIP)
+template <class T>
+__device__ __forceinline__ T wick_shfl_xor(T v, int mask) {
+  return __shfl_xor(v, mask);
+}
+template <class T>
+__device__ __forceinline__ T wick_shfl_down(T v, unsigned d) {
+  return __shfl_down(v, d);
+}
+#else
+template <class T>
+__device__ __forceinline__ T wick_shfl_xor(T v, int mask) {
+  return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+template <class T>
+__device__ __forceinline__ T wick_shfl_down(T v, unsigned d) {
+  return __shfl_down_sync(0xffffffffu, v, d);
+}
+#endif
+#endif  // device side
+
+// ---- 2. host runtime ---------------------------------------------------------------
+#if defined(WICK_VENDOR_HIP)
+#define WICK_GPU_VENDOR "rocm"
+using gpuError_t = hipError_t;
+using gpuStream_t = hipStream_t;
+using gpuEvent_t = hipEvent_t;
+using gpuModule_t = hipModule_t;
+using gpuFunction_t = hipFunction_t;
+using gpuDeviceProp_t = hipDeviceProp_t;
+inline constexpr gpuError_t gpuSuccess = hipSuccess;
+inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
+inline constexpr gpuError_t gpuErrorNoDevice = hipErrorNoDevice;
+inline constexpr gpuError_t gpuErrorInsufficientDriver = hipErrorInsufficientDriver;
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetErrorName hipGetErrorName
+#define gpuGetLastError hipGetLastError
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuSetDevice hipSetDevice
+#define gpuGetDevice hipGetDevice
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuEventCreate hipEventCreate
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
+#define gpuDriverGetVersion hipDriverGetVersion
+#define gpuMemGetInfo hipMemGetInfo
+inline gpuError_t gpuModuleLoadData(gpuModule_t* m, const void* image) { return hipModuleLoadData(m, image); }
+inline gpuError_t gpuModuleUnload(gpuModule_t m) { return hipModuleUnload(m); }
+inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const char* name) {
+  return hipModuleGetFunction(f, m, name);
+}
+inline gpuError_t gpuLaunch(gpuFunction_t f, dim3 grid, dim3 block, void** args, size_t shmem,
+                            gpuStream_t s) {
+  return hipModuleLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(shmem), s, args,
+                               nullptr);
+}
+// "gfx90a" (hipDeviceProp_t::gcnArchName carries feature flags after a ':').
+inline std::string gpu_arch_name(const gpuDeviceProp_t& p) {
+  std::string a = p.gcnArchName;
+  return a.substr(0, a.find(':'));
+}
+#else
+#define WICK_GPU_VENDOR "cuda"
+using gpuError_t = cudaError_t;
+using gpuStream_t = cudaStream_t;
+using gpuEvent_t = cudaEvent_t;
+// A CUDA "library" (cudaLibraryLoadData) is the context-independent module: it
+// takes the fatbin as is and needs no link to the driver library (libcuda).
+using gpuModule_t = cudaLibrary_t;
+using gpuFunction_t = cudaKernel_t;
+using gpuDeviceProp_t = cudaDeviceProp;
+inline constexpr gpuError_t gpuSuccess = cudaSuccess;
+inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation;
+inline constexpr gpuError_t gpuErrorNoDevice = cudaErrorNoDevice;
+inline constexpr gpuError_t gpuErrorInsufficientDriver = cudaErrorInsufficientDriver;
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetErrorName cudaGetErrorName
+#define gpuGetLastError cudaGetLastError
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuSetDevice cudaSetDevice
+#define gpuGetDevice cudaGetDevice
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemsetAsync cudaMemsetAsync
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamNonBlocking cudaStreamNonBlocking
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
+#define gpuDriverGetVersion cudaDriverGetVersion
+#define gpuMemGetInfo cudaMemGetInfo
+inline gpuError_t gpuModuleLoadData(gpuModule_t* m, const void* image) {
+  return cudaLibraryLoadData(m, image, nullptr, nullptr, 0, nullptr, nullptr, 0);
+}
+inline gpuError_t gpuModuleUnload(gpuModule_t m) { return cudaLibraryUnload(m); }
+inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const char* name) {
+  return cudaLibraryGetKernel(f, m, name);
+}
+// cudaLaunchKernel takes a cudaKernel_t cast to a function pointer (CUDA >= 12).
+inline gpuError_t gpuLaunch(gpuFunction_t f, dim3 grid, dim3 block, void** args, size_t shmem,
+                            gpuStream_t s) {
+  return cudaLaunchKernel(reinterpret_cast<const void*>(f), grid, block, args, shmem, s);
+}
+// "sm_90"
+inline std::string gpu_arch_name(const gpuDeviceProp_t& p) {
+  return "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+}
+#endif
+
+// ---- 3. checking --------------------------------------------------------------------
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+namespace wick::gpu {
+// Throws Error(GpuRuntime) "[gpu] <call> failed at file:line: <vendor error>";
+// an allocation failure throws Error(OutOfMemory).
+[[noreturn]] void throw_gpu_error(gpuError_t err, const char* call, const char* file, int line);
+}  // namespace wick::gpu
+#define WICK_GPU_CHECK(call)                                                  \
+  do {                                                                        \
+    gpuError_t wick_gpu_err_ = (call);                                        \
+    if (wick_gpu_err_ != gpuSuccess) {                                        \
+      (void)gpuGetLastError(); /* clear the sticky-free error state */        \
+      ::wick::gpu::throw_gpu_error(wick_gpu_err_, #call, __FILE__, __LINE__); \
+    }                                                                         \
+  } while (0)
+#endif

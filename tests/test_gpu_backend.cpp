@@ -1,0 +1,228 @@
+// The GPU backend's machinery on gpu:0: the module store loads a family once, the
+// caching allocator returns to its baseline, transfers are exact, random streams
+// equal the CPU's, in-place writes stay inside their view (guard bytes), a tensor
+// above 2^32 elements (4 GiB) works, and the error paths name what failed.
+// Skips (with the reason) when no GPU backend or device is present.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "backend/backend.h"
+#include "parity/harness.h"
+#include "wick/tensor.h"
+
+namespace wick {
+namespace {
+
+#define REQUIRE_GPU()                                                                                      \
+  do {                                                                                                     \
+    std::string why_;                                                                                      \
+    if (!parity::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
+  } while (0)
+
+const Device kGpu = Device::gpu(0);
+
+// wick_gpu_module_load_count from whichever backend module the registry loaded.
+long module_loads(int module) {
+  for (const char* lib : {"libwick-cuda.so", "libwick-rocm.so"}) {
+    void* h = ::dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) continue;
+    using Fn = long (*)(int, int);
+    auto fn = reinterpret_cast<Fn>(::dlsym(h, "wick_gpu_module_load_count"));
+    long n = fn ? fn(0, module) : -2;
+    ::dlclose(h);
+    return n;
+  }
+  return -3;
+}
+constexpr int kAffineModule = 0;  // index of "affine" in the backend's module list
+
+TEST(GpuModuleStore, AThousandAffineCallsLoadTheAffineModuleOnce) {
+  REQUIRE_GPU();
+  Tensor x = Tensor::full(Scalar(2.0), Shape{64}, DType::F32, kGpu);
+  for (int i = 0; i < 1000; ++i) x = x.affine(1.0, 1.0);
+  EXPECT_EQ(x.to_vector<float>()[0], 1002.0f);
+  EXPECT_EQ(module_loads(kAffineModule), 1);
+}
+
+TEST(GpuAllocator, InUseReturnsToItsBaselineAfterAllocateFreeLoops) {
+  REQUIRE_GPU();
+  BackendDevice& dev = backend_device(kGpu);
+  dev.synchronize();
+  const size_t baseline = dev.memory_stats().in_use;
+  for (int i = 0; i < 200; ++i) {
+    size_t n = 1 + size_t(i) * 997 % 100000;
+    Tensor a = Tensor::full(Scalar(1.0), Shape{n}, DType::F32, kGpu);
+    Tensor b = a.affine(2.0, 0.0).add(a).exp().to_dtype(DType::BF16);
+    EXPECT_GT(dev.memory_stats().in_use, baseline);
+  }
+  dev.synchronize();
+  MemoryStats s = dev.memory_stats();
+  EXPECT_EQ(s.in_use, baseline);
+  EXPECT_GT(s.cached, 0u);
+  EXPECT_GE(s.peak, baseline + 100000 * 4);
+}
+
+TEST(GpuAllocator, AnImpossibleAllocationThrowsOutOfMemory) {
+  REQUIRE_GPU();
+  try {
+    Tensor t = Tensor::empty(Shape{size_t(1) << 50}, DType::F32, kGpu);  // 4 PiB
+    FAIL() << "allocated 4 PiB";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::OutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+  }
+  // The device still works afterwards.
+  EXPECT_EQ(Tensor::full(Scalar(3.0), Shape{4}, DType::F32, kGpu).to_vector<float>()[3], 3.0f);
+}
+
+TEST(GpuTransfer, HostDeviceRoundTripsAreBitExactForEveryDtype) {
+  REQUIRE_GPU();
+  for (DType dt : kAllDTypes) {
+    std::vector<uint8_t> bytes(1000 * dtype_size(dt));
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 131 + 7);
+    Tensor g = Tensor::from_bytes(bytes.data(), 1000, Shape{10, 100}, dt, kGpu);
+    EXPECT_EQ(g.device(), kGpu);
+    Tensor back = g.to_device(Device::cpu());
+    std::vector<uint8_t> out(bytes.size());
+    back.to_bytes(out.data());
+    EXPECT_EQ(out, bytes) << dtype_name(dt);
+    // device -> device (a strided view copies through the GPU) and back.
+    Tensor t = g.t().copy();
+    std::vector<uint8_t> tb(bytes.size());
+    t.to_device(Device::cpu()).to_bytes(tb.data());
+    const size_t es = dtype_size(dt);
+    for (size_t r = 0; r < 10; ++r)
+      for (size_t c = 0; c < 100; ++c)
+        ASSERT_EQ(std::memcmp(&tb[(c * 10 + r) * es], &bytes[(r * 100 + c) * es], es), 0) << dtype_name(dt);
+  }
+}
+
+std::vector<double> storage_values(const StoragePtr& s, size_t n, DType dt) {
+  std::vector<uint8_t> b(n * dtype_size(dt));
+  s->copy_to_host(b.data(), 0, n);
+  return Tensor::from_bytes(b.data(), n, Shape{n}, dt).to_f64_vector();
+}
+
+TEST(GpuRandom, UniformStreamsAreBitIdenticalToTheCpu) {
+  REQUIRE_GPU();
+  const size_t n = 100003;
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    auto g = storage_values(backend_device(kGpu).rand_uniform(n, dt, -3.0, 5.0, 42, 7), n, dt);
+    auto c = storage_values(cpu_backend_device().rand_uniform(n, dt, -3.0, 5.0, 42, 7), n, dt);
+    ASSERT_EQ(g.size(), n);
+    size_t mismatches = 0;
+    for (size_t i = 0; i < n; ++i) mismatches += g[i] != c[i];
+    EXPECT_EQ(mismatches, 0u) << dtype_name(dt);
+    for (double x : g) ASSERT_TRUE(x >= -3.0 && x <= 5.0) << x;
+  }
+}
+
+TEST(GpuRandom, NormalStreamsMatchTheCpuWithinTwoUlp) {
+  REQUIRE_GPU();
+  const size_t n = 100003;
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    auto g = storage_values(backend_device(kGpu).rand_normal(n, dt, 1.0, 2.0, 9, 3), n, dt);
+    auto c = storage_values(cpu_backend_device().rand_normal(n, dt, 1.0, 2.0, 9, 3), n, dt);
+    const double eps = dt == DType::F16    ? 0x1p-10
+                       : dt == DType::BF16 ? 0x1p-7
+                       : dt == DType::F32  ? 0x1p-23
+                                           : 0x1p-52;
+    double mean = 0;
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_LE(std::fabs(g[i] - c[i]), 2 * eps * std::max(1.0, std::fabs(c[i])))
+          << dtype_name(dt) << " at " << i;
+      mean += g[i];
+    }
+    EXPECT_NEAR(mean / double(n), 1.0, 0.05) << dtype_name(dt);
+  }
+}
+
+// Guard bytes: in-place writes into a view of a larger buffer leave the rest alone.
+TEST(GpuGuard, ConstSetOnAStridedViewWritesOnlyThatView) {
+  REQUIRE_GPU();
+  for (DType dt : kAllDTypes) {
+    Tensor base = Tensor::full(Scalar(9), Shape{12, 10}, dt, kGpu);
+    Tensor view = base.narrow(0, 2, 7).narrow(1, 3, 4).t();  // strided, offset
+    view.fill_(Scalar(5));
+    auto v = base.to_f64_vector();
+    for (size_t r = 0; r < 12; ++r)
+      for (size_t c = 0; c < 10; ++c) {
+        bool inside = r >= 2 && r < 9 && c >= 3 && c < 7;
+        ASSERT_EQ(v[r * 10 + c], inside ? 5.0 : 9.0) << dtype_name(dt) << " r " << r << " c " << c;
+      }
+  }
+}
+
+TEST(GpuGuard, SliceSetAndCatWriteExactlyTheirBlock) {
+  REQUIRE_GPU();
+  for (DType dt : kAllDTypes) {
+    Tensor dst = Tensor::full(Scalar(7), Shape{5, 9}, dt, kGpu);
+    Tensor src = Tensor::arange(0, 10, 1, DType::F64).reshape(Shape{5, 2}).to_dtype(dt).to_device(kGpu);
+    dst.slice_set_(src, 1, 4);  // copy2d into columns 4..5
+    auto v = dst.to_f64_vector();
+    for (size_t r = 0; r < 5; ++r)
+      for (size_t c = 0; c < 9; ++c) {
+        double want = (c == 4 || c == 5) ? double(r * 2 + (c - 4)) : 7.0;
+        ASSERT_EQ(v[r * 9 + c], want) << dtype_name(dt) << " r " << r << " c " << c;
+      }
+    Tensor a = Tensor::full(Scalar(1), Shape{3, 5}, dt, kGpu),
+           b = Tensor::full(Scalar(2), Shape{3, 3}, dt, kGpu);
+    auto cat = Tensor::cat({a, b}, 1).to_f64_vector();
+    ASSERT_EQ(cat.size(), 24u);
+    for (size_t r = 0; r < 3; ++r)
+      for (size_t c = 0; c < 8; ++c) ASSERT_EQ(cat[r * 8 + c], c < 5 ? 1.0 : 2.0) << dtype_name(dt);
+  }
+}
+
+// One case above 2^32 elements (4 GiB of u8): 64-bit indexing in the contiguous,
+// strided and tiled-transpose paths. Expected values are hand-computed constants.
+TEST(GpuLarge, AU8TensorAbove4GiBComputesEveryElement) {
+  REQUIRE_GPU();
+  const size_t n = (size_t(1) << 32) + 64;
+  Tensor a = Tensor::full(Scalar(3), Shape{n}, DType::U8, kGpu);
+  Tensor b = a.affine(2.0, 1.0);  // 7 everywhere
+  std::vector<uint8_t> hb = b.to_vector<uint8_t>();
+  ASSERT_EQ(hb.size(), n);
+  size_t bad = 0;
+  for (uint8_t x : hb) bad += x != 7;
+  EXPECT_EQ(bad, 0u);
+  hb = {};
+  // Narrow across the 2^32 boundary, then a strided add with a broadcast scalar.
+  Tensor tail = b.narrow(0, (size_t(1) << 32) - 32, 96);
+  auto tv = tail.add(Tensor::full(Scalar(1), Shape{1}, DType::U8, kGpu).broadcast_as(Shape{96}))
+                .to_vector<uint8_t>();
+  for (uint8_t x : tv) ASSERT_EQ(x, 8);
+  // Transposed copy of a [2, n/2] view: row 0 = 7, row 1 = 9.
+  Tensor m = b.reshape(Shape{2, n / 2});
+  m.narrow(0, 1, 1).fill_(Scalar(9));
+  auto t = m.t().copy().narrow(0, n / 2 - 4, 4).to_vector<uint8_t>();
+  EXPECT_EQ(t, (std::vector<uint8_t>{7, 9, 7, 9, 7, 9, 7, 9}));
+}
+
+TEST(GpuErrors, OpsOfLaterIssuesThrowInvalidArgumentNamingTheOp) {
+  REQUIRE_GPU();
+  Tensor x = Tensor::full(Scalar(1.0), Shape{4, 4}, DType::F32, kGpu);
+  try {
+    (void)x.matmul(x);
+    FAIL() << "matmul on the GPU did not throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("[matmul] not implemented on the GPU backend"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GpuDevices, TheBackendReportsItsGpu) {
+  REQUIRE_GPU();
+  bool loaded = false;
+  for (const auto& b : gpu_backend_status()) loaded = loaded || b.loaded;
+  EXPECT_TRUE(loaded);
+  EXPECT_FALSE(backend_device(kGpu).name().empty());
+  EXPECT_EQ(backend_device(kGpu).device(), kGpu);
+}
+
+}  // namespace
+}  // namespace wick
