@@ -1,0 +1,365 @@
+// Parity cases of the reduce family (sum, min, max, argmin, argmax over dim sets; cumsum) and of the
+// sort family (argsort, sort): every op x dtype x layout, NaN placement, and bench-sized cases.
+// References are host loops in float64 over the row-major input values (after rounding to the dtype):
+//   sum      exact in f64, then rounded to the dtype (floats) or wrapped modulo 2^bits (integers)
+//   min/max  NaN if the reduction holds one
+//   arg*     first index of the extreme value (row-major over the reduced dims), first NaN if any
+//   argsort  stable, NaN last in both orders
+// Sums carry a bound for f32 accumulation (f16/bf16/f32) over the reduction length; the rest is exact.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "parity/harness.h"
+
+namespace wick::parity {
+namespace {
+
+using Values = std::vector<double>;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Seeded inputs: [-2, 2) for floats; integer ranges whose sums stay exact in f64.
+Values values_for(DType dt, size_t n, uint64_t seed) {
+  switch (dt) {
+    case DType::U8:
+      return round_to_dtype(random_values(n, seed, 0.0, 256.0), dt);
+    case DType::U32:
+      return round_to_dtype(random_values(n, seed, 0.0, 1.0e6), dt);
+    case DType::I32:
+      return round_to_dtype(random_values(n, seed, -1.0e6, 1.0e6), dt);
+    case DType::I64:
+      return round_to_dtype(random_values(n, seed, -1.0e12, 1.0e12), dt);
+    default:
+      return round_to_dtype(random_values(n, seed, -2.0, 2.0), dt);
+  }
+}
+
+// Inputs for layout `lk` of `shape`: constant along dim 0 for Broadcast (what make_input needs).
+Values inputs(DType dt, const Shape& shape, LayoutKind lk, uint64_t seed) {
+  if (lk != LayoutKind::Broadcast) return values_for(dt, shape.elem_count(), seed);
+  size_t inner = shape.elem_count() / shape[0];
+  Values row = values_for(dt, inner, seed), v(shape.elem_count());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = row[i % inner];
+  return v;
+}
+
+// Floats carry NaNs (and infinities) at seeded positions, for the NaN cases.
+Values with_nans(Values v, uint64_t seed) {
+  Values pick = random_values(v.size(), seed ^ 0x5eedull, 0.0, 1.0);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (pick[i] < 0.03)
+      v[i] = kNaN;
+    else if (pick[i] < 0.05)
+      v[i] = pick[i] < 0.04 ? INFINITY : -INFINITY;
+  }
+  return v;
+}
+
+// x as the dtype holds it: floats rounded once, integers wrapped modulo 2^bits.
+double to_dtype(DType dt, double x) {
+  if (is_float(dt)) return round_to_dtype({x}, dt)[0];
+  auto wrap = [](double y, double mod) {
+    double r = std::fmod(y, mod);
+    return r < 0 ? r + mod : r;
+  };
+  switch (dt) {
+    case DType::U8:
+      return wrap(x, 256.0);
+    case DType::U32:
+      return wrap(x, 4294967296.0);
+    case DType::I32: {
+      double r = wrap(x, 4294967296.0);
+      return r >= 2147483648.0 ? r - 4294967296.0 : r;
+    }
+    default:
+      return x;  // i64 sums of the seeded values stay far below 2^53
+  }
+}
+
+// The keepdim reduction of row-major `v` of `dims` over the (sorted) `red` dims.
+Values ref_reduce(ReduceOp op, const Values& v, const std::vector<size_t>& dims,
+                  const std::vector<size_t>& red, DType dt) {
+  std::vector<bool> is_red(dims.size(), false);
+  for (size_t d : red) is_red[d] = true;
+  size_t n_out = 1;
+  for (size_t k = 0; k < dims.size(); ++k) n_out *= is_red[k] ? 1 : dims[k];
+  Values acc(n_out, 0.0), best(n_out, 0.0);
+  std::vector<size_t> idx(n_out, 0);
+  std::vector<char> seen(n_out, 0), nan(n_out, 0);
+  bool want_max = op == ReduceOp::Max || op == ReduceOp::ArgMax;
+  for (size_t i = 0; i < v.size(); ++i) {
+    size_t rem = i, o = 0, o_mul = 1, r = 0, r_mul = 1;
+    for (size_t k = dims.size(); k-- > 0;) {
+      size_t c = rem % dims[k];
+      rem /= dims[k];
+      if (is_red[k]) {
+        r += c * r_mul;
+        r_mul *= dims[k];
+      } else {
+        o += c * o_mul;
+        o_mul *= dims[k];
+      }
+    }
+    acc[o] += v[i];
+    if (nan[o]) continue;
+    if (std::isnan(v[i])) {
+      nan[o] = 1;
+      idx[o] = r;
+    } else if (!seen[o] || (want_max ? v[i] > best[o] : v[i] < best[o])) {
+      best[o] = v[i];
+      idx[o] = r;
+      seen[o] = 1;
+    }
+  }
+  Values out(n_out);
+  for (size_t o = 0; o < n_out; ++o) {
+    switch (op) {
+      case ReduceOp::Sum:
+        out[o] = to_dtype(dt, acc[o]);
+        break;
+      case ReduceOp::Min:
+      case ReduceOp::Max:
+        out[o] = nan[o] ? kNaN : best[o];
+        break;
+      case ReduceOp::ArgMin:
+      case ReduceOp::ArgMax:
+        out[o] = double(idx[o]);
+        break;
+    }
+  }
+  return out;
+}
+
+// The bound of a float sum of `len` terms of magnitude <= `mag`: f32 (f64) accumulation error on top of
+// one rounding to the dtype; `sides` = 2 when two accumulating implementations are compared.
+Tolerance sum_tolerance(DType dt, size_t len, double mag, double sides = 1) {
+  if (!is_float(dt)) return Tolerance::exact_match();
+  double acc_eps = dt == DType::F64 ? 0x1.0p-52 : 0x1.0p-23;
+  double out_eps = dt == DType::F16 ? 0x1.0p-10 : dt == DType::BF16 ? 0x1.0p-7 : acc_eps;
+  return Tolerance::close(sides * 4 * acc_eps * double(len) * mag, sides * out_eps);
+}
+
+double bytes_of(size_t n, DType dt) { return double(n) * double(dtype_size(dt)); }
+
+std::string dims_str(const std::vector<int64_t>& d) {
+  std::string s;
+  for (int64_t x : d) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+OpCase reduce_case(ReduceOp op, DType dt, LayoutKind lk, const Shape& shape, std::vector<int64_t> dims,
+                   bool nans = false, bool bench = false) {
+  std::vector<size_t> red;
+  for (int64_t d : dims) red.push_back(size_t(d < 0 ? d + int64_t(shape.rank()) : d));
+  std::sort(red.begin(), red.end());
+  size_t len = 1;
+  for (size_t d : red) len *= shape[d];
+  bool keepdim = dims.size() > 1;
+  auto in = [=](uint64_t seed) {
+    Values v = inputs(dt, shape, lk, seed);
+    return nans ? with_nans(v, seed) : v;
+  };
+  OpCase c;
+  c.family = "reduce";
+  c.name = fmt::format("{} {} {} {} dims {}{}{}", reduce_op_name(op), dtype_name(dt), layout_kind_name(lk),
+                       shape.str(), dims_str(dims), keepdim ? " keepdim" : "", nans ? " with NaN/inf" : "");
+  c.dtype = dt;
+  c.layout = lk;
+  // Float inputs lie in [-2, 2): |term| <= 2.
+  c.vs_reference = op == ReduceOp::Sum ? sum_tolerance(dt, len, 2.0) : Tolerance::exact_match();
+  c.vs_cpu = op == ReduceOp::Sum ? sum_tolerance(dt, len, 2.0, 2) : Tolerance::exact_match();
+  c.run = [=](Device dev, uint64_t seed) {
+    Tensor x = make_input(in(seed), shape, dt, dev, lk);
+    return std::vector<Tensor>{x.reduce(op, dims, keepdim)};
+  };
+  c.reference = [=](uint64_t seed) {
+    return std::vector<Values>{ref_reduce(op, in(seed), shape.dims(), red, dt)};
+  };
+  if (bench) {
+    bool arg = op == ReduceOp::ArgMin || op == ReduceOp::ArgMax;
+    c.bytes = bytes_of(shape.elem_count(), dt) + bytes_of(shape.elem_count() / len, arg ? DType::U32 : dt);
+    c.prepare = [=](Device dev, uint64_t seed) {
+      Tensor x = make_input(in(seed), shape, dt, dev, lk);
+      return std::function<std::vector<Tensor>()>(
+          [=] { return std::vector<Tensor>{x.reduce(op, dims, keepdim)}; });
+    };
+  }
+  return c;
+}
+
+Values ref_cumsum(const Values& v, const std::vector<size_t>& dims, size_t dim, DType dt) {
+  size_t inner = 1, outer = 1;
+  for (size_t k = dim + 1; k < dims.size(); ++k) inner *= dims[k];
+  for (size_t k = 0; k < dim; ++k) outer *= dims[k];
+  Values out(v.size());
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < inner; ++i) {
+      double acc = 0;
+      for (size_t j = 0; j < dims[dim]; ++j) {
+        size_t p = (o * dims[dim] + j) * inner + i;
+        acc += v[p];
+        out[p] = to_dtype(dt, acc);
+      }
+    }
+  }
+  return out;
+}
+
+OpCase cumsum_case(DType dt, LayoutKind lk, const Shape& shape, size_t dim) {
+  OpCase c;
+  c.family = "reduce";
+  c.name = fmt::format("cumsum {} {} {} dim {}", dtype_name(dt), layout_kind_name(lk), shape.str(), dim);
+  c.dtype = dt;
+  c.layout = lk;
+  c.vs_reference = sum_tolerance(dt, shape[dim], 2.0);
+  c.vs_cpu = sum_tolerance(dt, shape[dim], 2.0, 2);
+  c.run = [=](Device dev, uint64_t seed) {
+    return std::vector<Tensor>{
+        make_input(inputs(dt, shape, lk, seed), shape, dt, dev, lk).cumsum(int64_t(dim))};
+  };
+  c.reference = [=](uint64_t seed) {
+    return std::vector<Values>{ref_cumsum(inputs(dt, shape, lk, seed), shape.dims(), dim, dt)};
+  };
+  return c;
+}
+
+// Stable argsort of each row of n; NaN after every number in both orders.
+std::vector<uint32_t> ref_argsort(const Values& v, size_t n, bool asc) {
+  std::vector<uint32_t> out;
+  for (size_t r = 0; n && r < v.size() / n; ++r) {
+    std::vector<uint32_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0u);
+    const double* row = v.data() + r * n;
+    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      if (std::isnan(row[a])) return false;
+      if (std::isnan(row[b])) return true;
+      return asc ? row[a] < row[b] : row[a] > row[b];
+    });
+    out.insert(out.end(), idx.begin(), idx.end());
+  }
+  return out;
+}
+
+// argsort (one output) or sort (values, indices) along the last dim.
+OpCase sort_case(DType dt, LayoutKind lk, const Shape& shape, bool asc, bool values_too, bool nans = false,
+                 bool bench = false) {
+  size_t n = shape[shape.rank() - 1];
+  auto in = [=](uint64_t seed) {
+    Values v = inputs(dt, shape, lk, seed);
+    return nans ? with_nans(v, seed) : v;
+  };
+  OpCase c;
+  c.family = "sort";
+  c.name = fmt::format("{} {} {} {} {}{}", values_too ? "sort" : "argsort", asc ? "asc" : "desc",
+                       dtype_name(dt), layout_kind_name(lk), shape.str(), nans ? " with NaN/inf" : "");
+  c.dtype = dt;
+  c.layout = lk;
+  c.vs_reference = c.vs_cpu = Tolerance::exact_match();
+  c.run = [=](Device dev, uint64_t seed) {
+    Tensor x = make_input(in(seed), shape, dt, dev, lk);
+    if (!values_too) return std::vector<Tensor>{x.argsort(asc)};
+    auto [vals, idx] = x.sort(asc);
+    return std::vector<Tensor>{vals, idx};
+  };
+  c.reference = [=](uint64_t seed) {
+    Values v = in(seed);
+    auto idx = ref_argsort(v, n, asc);
+    Values iv(idx.begin(), idx.end()), vals(idx.size());
+    for (size_t i = 0; i < idx.size(); ++i) vals[i] = v[(i / n) * n + idx[i]];
+    return values_too ? std::vector<Values>{vals, iv} : std::vector<Values>{iv};
+  };
+  if (bench) {
+    c.bytes = bytes_of(shape.elem_count(), dt) + bytes_of(shape.elem_count(), DType::U32);
+    c.prepare = [=](Device dev, uint64_t seed) {
+      Tensor x = make_input(in(seed), shape, dt, dev, lk);
+      return std::function<std::vector<Tensor>()>([=] { return std::vector<Tensor>{x.argsort(asc)}; });
+    };
+  }
+  return c;
+}
+
+constexpr LayoutKind kLayouts[] = {LayoutKind::Contiguous, LayoutKind::Transposed, LayoutKind::Broadcast,
+                                   LayoutKind::Narrowed,   LayoutKind::Size1,      LayoutKind::Empty};
+
+// The logical shape used with each layout kind.
+Shape shape_for(LayoutKind lk) {
+  switch (lk) {
+    case LayoutKind::Size1:
+      return Shape{5, 1, 33};
+    case LayoutKind::Empty:
+      return Shape{5, 0, 33};
+    default:
+      return Shape{5, 17, 33};
+  }
+}
+
+std::vector<OpCase> reduce_cases() {
+  std::vector<OpCase> cs;
+  const std::vector<std::vector<int64_t>> sum_dims = {{-1}, {1}, {0}, {0, 2}, {1, 2}, {0, 1, 2}};
+  const std::vector<std::vector<int64_t>> ext_dims = {{2}, {0}, {0, 2}};
+  const ReduceOp ext_ops[] = {ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax};
+  for (DType dt : kAllDTypes) {
+    for (LayoutKind lk : kLayouts) {
+      Shape s = shape_for(lk);
+      for (const auto& d : sum_dims) cs.push_back(reduce_case(ReduceOp::Sum, dt, lk, s, d));
+      for (ReduceOp op : ext_ops) {
+        for (const auto& d : ext_dims)
+          cs.push_back(reduce_case(op, dt, lk, s, d));  // never an empty reduction
+      }
+      for (size_t dim : {1, 2}) cs.push_back(cumsum_case(dt, lk, s, dim));
+    }
+  }
+  // NaN and infinities: propagate through min/max and sum, first NaN for arg*.
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax}) {
+      for (const auto& d : ext_dims)
+        cs.push_back(reduce_case(op, dt, LayoutKind::Contiguous, Shape{5, 17, 33}, d, true));
+    }
+  }
+  // Long rows (split into chunks on the CPU, several blocks per row on a GPU) and a wide column sum.
+  for (DType dt : {DType::F32, DType::BF16, DType::I32}) {
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::ArgMin}) {
+      cs.push_back(reduce_case(op, dt, LayoutKind::Contiguous, Shape{3, 70001}, {1}));
+      cs.push_back(reduce_case(op, dt, LayoutKind::Contiguous, Shape{3000, 130}, {0}));
+    }
+  }
+  // Bench: reductions over the last dim of a 32 MiB (f32) input.
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::ArgMax}) {
+      cs.push_back(reduce_case(op, dt, LayoutKind::Contiguous, Shape{2048, 4096}, {-1}, false, true));
+    }
+  }
+  cs.push_back(
+      reduce_case(ReduceOp::Sum, DType::F32, LayoutKind::Contiguous, Shape{4096, 2048}, {0}, false, true));
+  cs.push_back(reduce_case(ReduceOp::Sum, DType::F32, LayoutKind::Contiguous, Shape{size_t(1) << 23}, {0},
+                           false, true));
+  return cs;
+}
+
+std::vector<OpCase> sort_cases() {
+  std::vector<OpCase> cs;
+  for (DType dt : kAllDTypes) {
+    for (LayoutKind lk : kLayouts) {
+      Shape s = shape_for(lk);
+      for (bool asc : {true, false}) cs.push_back(sort_case(dt, lk, s, asc, false));
+      cs.push_back(sort_case(dt, lk, s, false, true));
+    }
+    cs.push_back(sort_case(dt, LayoutKind::Contiguous, Shape{4, 3000}, true, true));  // rows over 1024 long
+  }
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    for (bool asc : {true, false})
+      cs.push_back(sort_case(dt, LayoutKind::Contiguous, Shape{6, 100}, asc, true, true));
+  }
+  for (DType dt : {DType::F32, DType::BF16}) {
+    cs.push_back(sort_case(dt, LayoutKind::Contiguous, Shape{1024, 4096}, true, false, false, true));
+  }
+  return cs;
+}
+
+const bool kRegistered = register_cases(reduce_cases()) && register_cases(sort_cases());
+
+}  // namespace
+}  // namespace wick::parity
