@@ -29,7 +29,9 @@ template <class To, class From> inline To convert(From x) {
   if constexpr (std::is_same_v<To, From>) {
     return x;
   } else if constexpr (detail::is_half_v<To>) {
-    if constexpr (std::is_same_v<From, double> || std::is_same_v<From, int64_t>) {
+    // f64 and 32/64-bit integers through double: via float, an integer above 2^24
+    // could round onto a bf16 midpoint first (a second rounding)
+    if constexpr (std::is_same_v<From, double> || (std::is_integral_v<From> && sizeof(From) >= 4)) {
       return To(double(x));
     } else {
       return To(float(x));
