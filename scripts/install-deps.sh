@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what wick needs to build and test on Debian (12 or later), as root (CI
+# runs as root; there is no sudo here). Idempotent: installed packages are skipped,
+# and nothing runs when everything is present.
+#   build + test:  build-essential cmake ninja-build ccache libopenblas-dev libgtest-dev
+#                  libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+#                  python3-pip clang
+#   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP; optional: a
+#                  release without them only loses the ROCm compile check)
+#   python:        numpy gguf (the GGUF reference in tests/python)
+set -euo pipefail
+
+core=(build-essential cmake ninja-build ccache libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libcli11-dev libfmt-dev nlohmann-json3-dev python3-pip clang)
+rocm=(hipcc libamdhip64-dev rocm-device-libs)
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing() { local p out=(); for p in "$@"; do installed "$p" || out+=("$p"); done; echo "${out[@]}"; }
+
+need_root() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing $*; run this script as root to install them" >&2
+    exit 1
+  fi
+}
+
+read -r -a miss_core <<<"$(missing "${core[@]}")"
+read -r -a miss_rocm <<<"$(missing "${rocm[@]}")"
+if ((${#miss_core[@]} + ${#miss_rocm[@]})); then
+  need_root "${miss_core[@]}" "${miss_rocm[@]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  if ((${#miss_core[@]})); then
+    apt-get install -y -q --no-install-recommends "${miss_core[@]}"
+  fi
+  if ((${#miss_rocm[@]})); then
+    # Not every Debian release or architecture carries HIP; its absence is not fatal.
+    apt-get install -y -q --no-install-recommends "${miss_rocm[@]}" ||
+      echo "install-deps: HIP packages (${miss_rocm[*]}) not installable here; the ROCm compile check will be skipped" >&2
+  fi
+else
+  echo "install-deps: all Debian packages present"
+fi
+
+if ! python3 -c "import numpy, gguf" 2>/dev/null; then
+  # Debian marks its Python as externally managed (PEP 668); these two are test-only.
+  flags=()
+  if python3 -m pip install --help 2>/dev/null | grep -q -- --break-system-packages; then
+    flags+=(--break-system-packages)
+  fi
+  python3 -m pip install -q "${flags[@]}" numpy gguf ||
+    echo "install-deps: pip could not install numpy/gguf; the Python oracle tests will report it" >&2
+else
+  echo "install-deps: numpy and gguf present"
+fi

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the Release build (tests and benchmarks) under ctest,
+# then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), then
+# compile-and-link checks of the GPU backends for each toolchain present (nvcc:
+# WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
+#   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install-deps.sh
+
+jobs=${WICK_JOBS:-2}
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+t0=$SECONDS
+step() { echo "== $* ($((SECONDS - t0)) s)"; }
+
+step "release build: tests and benchmarks"
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=ON -DWICK_BUILD_BENCH=ON "${launcher[@]}"
+cmake --build build-test -j "$jobs"
+step "release ctest"
+(cd build-test && ctest --output-on-failure -j 2)
+
+if [ "${WICK_SKIP_SANITIZE:-0}" != 1 ]; then
+  step "sanitizer build and ctest"
+  bash scripts/ci-sanitize.sh
+fi
+
+if [ "${WICK_SKIP_GPU_BUILDS:-0}" != 1 ]; then
+  gpu_build() {  # name, cmake option
+    step "$1 compile check ($2)"
+    cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -D"$2"=ON -DWICK_BUILD_TESTS=OFF \
+      -DWICK_BUILD_BENCH=OFF "${launcher[@]}"
+    cmake --build "build-$1" -j "$jobs"
+  }
+  if command -v nvcc >/dev/null; then gpu_build cuda WICK_CUDA; else step "nvcc not on PATH: CUDA compile check skipped"; fi
+  if command -v hipcc >/dev/null; then gpu_build rocm WICK_ROCM; else step "hipcc not found: ROCm compile check skipped"; fi
+fi
+step "all tests passed"
