@@ -84,6 +84,17 @@ void check_groups(const char* op, const Tensor& x, const Tensor& k, size_t c_in,
   }
 }
 
+// A forward convolution's channels: kernel (C_out, C_in/groups, ...) against input (B, C_in, ...).
+void check_conv_channels(const char* op, const Tensor& x, const Tensor& k, size_t groups) {
+  size_t c_in = x.dims()[1];
+  check_groups(op, x, k, c_in, k.dims()[0], groups);
+  if (k.dims()[1] * groups != c_in) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} kernel {}: kernel has {} input channels, expected C_in/groups = {}",
+                            describe(x), describe(k), k.dims()[1], c_in / groups));
+  }
+}
+
 }  // namespace
 
 // --- matmul ----------------------------------------------------------------------
@@ -145,12 +156,7 @@ Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_
   p.b_size = dims()[0], p.c_in = dims()[1], p.l_in = dims()[2];
   p.c_out = kernel.dims()[0], p.k_size = kernel.dims()[2];
   p.padding = padding, p.stride = stride, p.dilation = dilation, p.groups = groups;
-  check_groups(op, *this, kernel, p.c_in, p.c_out, groups);
-  if (kernel.dims()[1] * groups != p.c_in) {
-    throw_error(ErrorKind::ShapeMismatch, op,
-                fmt::format("input {} kernel {}: kernel has {} input channels, expected C_in/groups = {}",
-                            describe(*this), describe(kernel), kernel.dims()[1], p.c_in / groups));
-  }
+  check_conv_channels(op, *this, kernel, groups);
   check_positive(op, p.k_size, "kernel size");
   size_t l_out = conv_out_len(op, *this, kernel, p.l_in, p.k_size, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, l_out};
@@ -210,12 +216,7 @@ Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_
   p.b_size = dims()[0], p.c_in = dims()[1], p.i_h = dims()[2], p.i_w = dims()[3];
   p.c_out = kernel.dims()[0], p.k_h = kernel.dims()[2], p.k_w = kernel.dims()[3];
   p.padding = padding, p.stride = stride, p.dilation = dilation, p.groups = groups;
-  check_groups(op, *this, kernel, p.c_in, p.c_out, groups);
-  if (kernel.dims()[1] * groups != p.c_in) {
-    throw_error(ErrorKind::ShapeMismatch, op,
-                fmt::format("input {} kernel {}: kernel has {} input channels, expected C_in/groups = {}",
-                            describe(*this), describe(kernel), kernel.dims()[1], p.c_in / groups));
-  }
+  check_conv_channels(op, *this, kernel, groups);
   check_positive(op, p.k_h * p.k_w, "kernel size");
   size_t oh = conv_out_len(op, *this, kernel, p.i_h, p.k_h, padding, stride, dilation);
   size_t ow = conv_out_len(op, *this, kernel, p.i_w, p.k_w, padding, stride, dilation);

@@ -183,64 +183,73 @@ inline constexpr bool is_int_v = std::is_integral_v<T>;
 
 }  // namespace
 
-StoragePtr CpuStorage::conv1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
-                              const Conv1dParams& p) const {
-  ConvGeom g;
-  g.b = p.b_size, g.c_in = p.c_in, g.h = 1, g.w = p.l_in, g.c_out = p.c_out, g.k_h = 1, g.k_w = p.k_size;
-  g.pad_w = p.padding, g.stride_w = p.stride, g.dil_w = p.dilation, g.groups = p.groups;
-  g.out_h = 1, g.out_w = p.l_out();
+namespace {
+
+// The four convolution entry points: geometry in, new NCHW (or NCL) storage out.
+StoragePtr run_conv(const char* op, bool transposed, ConvGeom g, const CpuStorage& x, const Layout& l,
+                    const BackendStorage& kernel, const Layout& k_l) {
   set_input_layout(g, l);
-  auto out = cpu_alloc(g.b * g.c_out * g.out_w, dtype_);
+  auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, x.dtype());
   if (out->elem_count() == 0) return out;
-  dispatch_dtype<kFloatDTypes>(dtype_, "conv1d", [&]<class T>() {
-    conv_forward<T>(data<T>(), g, CpuStorage::of(kernel).data<T>(), k_l, out->data<T>());
+  dispatch_dtype<kFloatDTypes>(x.dtype(), op, [&]<class T>() {
+    const T* k = CpuStorage::of(kernel).data<T>();
+    if (transposed) {
+      conv_transpose<T>(x.data<T>(), g, k, k_l, out->data<T>());
+    } else {
+      conv_forward<T>(x.data<T>(), g, k, k_l, out->data<T>());
+    }
   });
   return out;
+}
+
+// 1-D geometry as 2-D with H = KH = 1 (no padding, stride or dilation along H).
+ConvGeom geom_1d(size_t b, size_t c_in, size_t l_in, size_t c_out, size_t k, size_t pad, size_t stride,
+                 size_t dil, size_t l_out) {
+  ConvGeom g;
+  g.b = b, g.c_in = c_in, g.h = 1, g.w = l_in, g.c_out = c_out, g.k_h = 1, g.k_w = k;
+  g.pad_w = pad, g.stride_w = stride, g.dil_w = dil, g.out_h = 1, g.out_w = l_out;
+  return g;
+}
+
+ConvGeom geom_2d(size_t b, size_t c_in, size_t h, size_t w, size_t c_out, size_t k_h, size_t k_w, size_t pad,
+                 size_t stride, size_t dil, size_t out_h, size_t out_w) {
+  ConvGeom g;
+  g.b = b, g.c_in = c_in, g.h = h, g.w = w, g.c_out = c_out, g.k_h = k_h, g.k_w = k_w;
+  g.pad_h = g.pad_w = pad, g.stride_h = g.stride_w = stride, g.dil_h = g.dil_w = dil;
+  g.out_h = out_h, g.out_w = out_w;
+  return g;
+}
+
+}  // namespace
+
+StoragePtr CpuStorage::conv1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
+                              const Conv1dParams& p) const {
+  ConvGeom g =
+      geom_1d(p.b_size, p.c_in, p.l_in, p.c_out, p.k_size, p.padding, p.stride, p.dilation, p.l_out());
+  g.groups = p.groups;
+  return run_conv("conv1d", false, g, *this, l, kernel, k_l);
 }
 
 StoragePtr CpuStorage::conv2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
                               const Conv2dParams& p) const {
-  ConvGeom g;
-  g.b = p.b_size, g.c_in = p.c_in, g.h = p.i_h, g.w = p.i_w, g.c_out = p.c_out, g.k_h = p.k_h, g.k_w = p.k_w;
-  g.pad_h = g.pad_w = p.padding, g.stride_h = g.stride_w = p.stride, g.dil_h = g.dil_w = p.dilation;
-  g.groups = p.groups, g.out_h = p.out_h(), g.out_w = p.out_w();
-  set_input_layout(g, l);
-  auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, dtype_);
-  if (out->elem_count() == 0) return out;
-  dispatch_dtype<kFloatDTypes>(dtype_, "conv2d", [&]<class T>() {
-    conv_forward<T>(data<T>(), g, CpuStorage::of(kernel).data<T>(), k_l, out->data<T>());
-  });
-  return out;
+  ConvGeom g = geom_2d(p.b_size, p.c_in, p.i_h, p.i_w, p.c_out, p.k_h, p.k_w, p.padding, p.stride, p.dilation,
+                       p.out_h(), p.out_w());
+  g.groups = p.groups;
+  return run_conv("conv2d", false, g, *this, l, kernel, k_l);
 }
 
 StoragePtr CpuStorage::conv_transpose1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
                                         const ConvTranspose1dParams& p) const {
-  ConvGeom g;
-  g.b = p.b_size, g.c_in = p.c_in, g.h = 1, g.w = p.l_in, g.c_out = p.c_out, g.k_h = 1, g.k_w = p.k_size;
-  g.pad_w = p.padding, g.stride_w = p.stride, g.dil_w = p.dilation;
-  g.out_h = 1, g.out_w = p.l_out();
-  set_input_layout(g, l);
-  auto out = cpu_alloc(g.b * g.c_out * g.out_w, dtype_);
-  if (out->elem_count() == 0) return out;
-  dispatch_dtype<kFloatDTypes>(dtype_, "conv_transpose1d", [&]<class T>() {
-    conv_transpose<T>(data<T>(), g, CpuStorage::of(kernel).data<T>(), k_l, out->data<T>());
-  });
-  return out;
+  ConvGeom g =
+      geom_1d(p.b_size, p.c_in, p.l_in, p.c_out, p.k_size, p.padding, p.stride, p.dilation, p.l_out());
+  return run_conv("conv_transpose1d", true, g, *this, l, kernel, k_l);
 }
 
 StoragePtr CpuStorage::conv_transpose2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
                                         const ConvTranspose2dParams& p) const {
-  ConvGeom g;
-  g.b = p.b_size, g.c_in = p.c_in, g.h = p.i_h, g.w = p.i_w, g.c_out = p.c_out, g.k_h = p.k_h, g.k_w = p.k_w;
-  g.pad_h = g.pad_w = p.padding, g.stride_h = g.stride_w = p.stride, g.dil_h = g.dil_w = p.dilation;
-  g.out_h = p.out_h(), g.out_w = p.out_w();
-  set_input_layout(g, l);
-  auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, dtype_);
-  if (out->elem_count() == 0) return out;
-  dispatch_dtype<kFloatDTypes>(dtype_, "conv_transpose2d", [&]<class T>() {
-    conv_transpose<T>(data<T>(), g, CpuStorage::of(kernel).data<T>(), k_l, out->data<T>());
-  });
-  return out;
+  ConvGeom g = geom_2d(p.b_size, p.c_in, p.i_h, p.i_w, p.c_out, p.k_h, p.k_w, p.padding, p.stride, p.dilation,
+                       p.out_h(), p.out_w());
+  return run_conv("conv_transpose2d", true, g, *this, l, kernel, k_l);
 }
 
 StoragePtr CpuStorage::pool2d(PoolOp op, const Layout& l, std::array<size_t, 2> kernel,

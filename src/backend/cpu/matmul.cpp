@@ -35,31 +35,36 @@ blasint blas_int(size_t v) {
   return blasint(v);
 }
 
-// k == 0: the product is empty, C = beta * C (BLAS would reject lda = 0).
+// sgemm / dgemm by element type; k == 0 gives C = beta * C (BLAS would reject lda = 0).
 template <class C>
-void scale_rows(size_t m, size_t n, C* c, size_t ldc, C beta) {
-  for (size_t i = 0; i < m; ++i)
-    for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == C(0) ? C(0) : beta * c[i * ldc + j];
+void gemm_impl(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const C* a, size_t lda, const C* b,
+               size_t ldb, C* c, size_t ldc, C beta) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == C(0) ? C(0) : beta * c[i * ldc + j];
+    return;
+  }
+  auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<C, float>) {
+    cblas_sgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), 1.0f, a, blas_int(lda), b,
+                blas_int(ldb), beta, c, blas_int(ldc));
+  } else {
+    cblas_dgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), 1.0, a, blas_int(lda), b,
+                blas_int(ldb), beta, c, blas_int(ldc));
+  }
 }
 
 }  // namespace
 
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a, size_t lda,
           const float* b, size_t ldb, float* c, size_t ldc, float beta) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) return scale_rows(m, n, c, ldc, beta);
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              blas_int(m), blas_int(n), blas_int(k), 1.0f, a, blas_int(lda), b, blas_int(ldb), beta, c,
-              blas_int(ldc));
+  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, beta);
 }
 
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double* a, size_t lda,
           const double* b, size_t ldb, double* c, size_t ldc, double beta) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) return scale_rows(m, n, c, ldc, beta);
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              blas_int(m), blas_int(n), blas_int(k), 1.0, a, blas_int(lda), b, blas_int(ldb), beta, c,
-              blas_int(ldc));
+  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, beta);
 }
 
 }  // namespace cpu
