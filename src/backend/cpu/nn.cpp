@@ -58,14 +58,16 @@ StoragePtr CpuStorage::softmax_last_dim(const Layout& l, bool log) const {
         m = std::max(m, v);
       }
       if (nan) m = std::numeric_limits<double>::quiet_NaN();
+      thread_local std::vector<double> e;  // exp(x - max) of the row, computed once
+      e.resize(cols);
       double sum = 0;
-      for (size_t i = 0; i < cols; ++i) sum += std::exp(ld(x[i]) - m);
+      for (size_t i = 0; i < cols; ++i) sum += e[i] = std::exp(ld(x[i]) - m);
       if (log) {
         double lse = m + std::log(sum);
         for (size_t i = 0; i < cols; ++i) y[i] = convert<T, double>(ld(x[i]) - lse);
       } else {
         double inv = 1.0 / sum;
-        for (size_t i = 0; i < cols; ++i) y[i] = convert<T, double>(std::exp(ld(x[i]) - m) * inv);
+        for (size_t i = 0; i < cols; ++i) y[i] = convert<T, double>(e[i] * inv);
       }
     });
   });
