@@ -177,8 +177,11 @@ GpuDevice::~GpuDevice() {
 
 unsigned GpuDevice::grid_for(size_t items) const {
   size_t g = (items + block_ - 1) / block_;
-  size_t cap = blocks_per_sm_cap_ ? size_t(blocks_per_sm_cap_) * size_t(std::max(info_.multiprocessors, 1))
-                                  : size_t(1) << 30;
+  // At most 2^31 threads per launch (HIP requires grid x block < 2^32); grid-stride
+  // loops cover larger tensors.
+  size_t cap = (size_t(1) << 31) / block_;
+  if (blocks_per_sm_cap_)
+    cap = std::min(cap, size_t(blocks_per_sm_cap_) * size_t(std::max(info_.multiprocessors, 1)));
   return unsigned(std::clamp<size_t>(g, 1, cap));
 }
 
