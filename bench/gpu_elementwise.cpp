@@ -82,16 +82,15 @@ void BM_GpuCast(benchmark::State& state, DType from, DType to) {
   Tensor x = input(from, -1, 1, 9);
   run_case(state, double(kN) * double(dtype_size(from) + dtype_size(to)), [&] { return x.to_dtype(to); });
 }
-void BM_GpuBroadcastAdd(benchmark::State& state) {
+void BM_GpuBroadcastAdd(benchmark::State& state, DType dt) {
   if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
-  Tensor x = input(DType::F32, -1, 1, 10, Shape{kSide, kSide}),
-         b = input(DType::F32, -1, 1, 11, Shape{kSide});
-  run_case(state, 4.0 * (2.0 * kSide * kSide + kSide), [&] { return x.add(b); });
+  Tensor x = input(dt, -1, 1, 10, Shape{kSide, kSide}), b = input(dt, -1, 1, 11, Shape{kSide});
+  run_case(state, double(dtype_size(dt)) * (2.0 * kSide * kSide + kSide), [&] { return x.add(b); });
 }
-void BM_GpuTransposeCopy(benchmark::State& state) {
+void BM_GpuTransposeCopy(benchmark::State& state, DType dt) {
   if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
-  Tensor x = input(DType::F32, -1, 1, 12, Shape{kSide, kSide});
-  run_case(state, 4.0 * 2.0 * kSide * kSide, [&] { return x.t().copy(); });
+  Tensor x = input(dt, -1, 1, 12, Shape{kSide, kSide});
+  run_case(state, double(dtype_size(dt)) * 2.0 * kSide * kSide, [&] { return x.t().copy(); });
 }
 
 #define WICK_GPU_BENCH(fn, ...) \
@@ -109,8 +108,8 @@ WICK_GPU_BENCH(BM_GpuWhere, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuWhere, bf16, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
-WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32);
-WICK_GPU_BENCH(BM_GpuTransposeCopy, f32);
+WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);
+WICK_GPU_BENCH(BM_GpuTransposeCopy, f32, DType::F32);
 
 }  // namespace
 }  // namespace wick
