@@ -108,6 +108,14 @@ TEST(Matmul, BatchDimsBroadcastOnBothSides) {
   }
 }
 
+TEST(Matmul, RankTwoLhsBroadcastsAgainstBatchedRhs) {
+  Values av = rand_values(4 * 5, 20, DType::F32), bv = rand_values(3 * 5 * 6, 21, DType::F32);
+  Tensor c = make(av, {4, 5}, DType::F32).matmul(make(bv, {3, 5, 6}, DType::F32));
+  EXPECT_EQ(c.shape(), (Shape{3, 4, 6}));
+  Ref r = ref_matmul(3, 4, 5, 6, at(av, 1, 4, 5), at(bv, 3, 5, 6), DType::F32);
+  expect_close(c, r.val, r.tol, "rank-2 lhs");
+}
+
 TEST(Matmul, StrideZeroBatchOperands) {
   for (DType dt : kFloatTypes) {
     Values av = rand_values(4 * 3 * 5, 9, dt), bv = rand_values(5 * 6, 10, dt);
