@@ -54,7 +54,8 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   if (!inner && c.dims.back() % v == 0) {
     inner = std::all_of(c.strides.begin(), c.strides.end(), [](const auto& s) { return s.back() == 1; });
   }
-  const size_t items = inner ? vector_items(n, max_bytes) : n;
+  size_t items = inner ? vector_items(n, max_bytes) : n;
+  if (c.contiguous) items = (items + kVectorsPerThread - 1) / kVectorsPerThread;
   dev.launch(m.name, m.module, dim3(dev.grid_for(items)), dim3(dev.block_size()), args.data());
   return out;
 }

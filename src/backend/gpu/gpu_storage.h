@@ -104,6 +104,10 @@ struct Collapsed {
 };
 Collapsed collapse(const std::vector<const Layout*>& layouts);
 
+// 16-byte vectors each thread handles per grid-stride step on the contiguous path
+// of the elementwise kernels (kernels/common.cuh: kUnroll).
+inline constexpr size_t kVectorsPerThread = 4;
+
 // Work items of a contiguous elementwise kernel over n elements whose widest
 // operand is `max_elem_bytes` (the kernels move 16 bytes per item).
 size_t vector_items(size_t n, size_t max_elem_bytes);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -183,6 +184,27 @@ __device__ __forceinline__ I strided_offset(I i, int nd, const size_t* dims, con
   return off;
 }
 
+// Offsets of row-major linear index i in K layouts of the same dims: the index is
+// decomposed once (nd - 1 divisions) and each operand's strides applied to it.
+template <class I, int K>
+__device__ __forceinline__ void strided_offsets(I i, int nd, const size_t* dims,
+                                                const size_t* const (&strides)[K], I (&off)[K]) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) off[k] = 0;
+  for (int d = nd - 1; d > 0; --d) {
+    const I dd = I(dims[d]);
+    const I q = i / dd;
+    const I r = i - q * dd;
+#pragma unroll
+    for (int k = 0; k < K; ++k) off[k] += r * I(strides[k][d]);
+    i = q;
+  }
+  if (nd > 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) off[k] += i * I(strides[k][0]);
+  }
+}
+
 // Largest offset (plus one) a layout reaches; decides whether 32-bit index math is safe.
 __device__ __forceinline__ size_t strided_extent(int nd, const size_t* dims, const size_t* strides) {
   size_t e = 1;
@@ -198,6 +220,16 @@ template <class T, int V>
 struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
+
+// U vectors of one operand, loaded before any is used (bytes in flight).
+template <class T, int V, int U>
+struct VecArr {
+  Vec<T, V> r[U];
+};
+
+// Vectors each thread handles per grid-stride step on the contiguous path; the
+// host sizes grids with the same number (gpu_storage.h: kVectorsPerThread).
+constexpr int kUnroll = 4;
 
 template <class... Ts>
 constexpr size_t max_size_of() {
@@ -227,10 +259,23 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
   if (info == nullptr) {
     if (aligned16(out) && (aligned16(in) && ...)) {
       const size_t nvec = n / V;
-      for (size_t v = tid; v < nvec; v += nthreads) {
-        Vec<Out, V> o;
-        apply_vec<V>(o, op, reinterpret_cast<const Vec<In, V>*>(in)[v]...);
-        reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
+      constexpr int U = kUnroll;
+      for (size_t v0 = tid; v0 < nvec; v0 += size_t(U) * nthreads) {
+        std::tuple<VecArr<In, V, U>...> regs;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const size_t v = v0 + size_t(u) * nthreads;
+          if (v < nvec) ((std::get<Is>(regs).r[u] = reinterpret_cast<const Vec<In, V>*>(in)[v]), ...);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const size_t v = v0 + size_t(u) * nthreads;
+          if (v < nvec) {
+            Vec<Out, V> o;
+            apply_vec<V>(o, op, std::get<Is>(regs).r[u]...);
+            reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
+          }
+        }
       }
       for (size_t i = nvec * V + tid; i < n; i += nthreads) out[i] = op(in[i]...);
     } else {
@@ -247,7 +292,7 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
     __syncthreads();
     dims = sh_info;
   }
-  const size_t* strides[K > 0 ? K : 1] = {(dims + size_t(nd) * (Is + 1))...};
+  const size_t* const strides[K] = {(dims + size_t(nd) * (Is + 1))...};
 
   bool fits32 = n <= 0xffffffffull;
   ((fits32 = fits32 && strided_extent(nd, dims, strides[Is]) <= 0xffffffffull), ...);
@@ -264,25 +309,30 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
     for (size_t v = tid; v < nvec; v += nthreads) {
       Vec<Out, V> o;
       if (fits32) {
-        const uint32_t i = uint32_t(v * V);
-        apply_vec<V>(
-            o, op,
-            *reinterpret_cast<const Vec<In, V>*>(in + strided_offset<uint32_t>(i, nd, dims, strides[Is]))...);
+        uint32_t off[K];
+        strided_offsets<uint32_t, K>(uint32_t(v * V), nd, dims, strides, off);
+        apply_vec<V>(o, op, *reinterpret_cast<const Vec<In, V>*>(in + off[Is])...);
       } else {
-        apply_vec<V>(o, op,
-                     *reinterpret_cast<const Vec<In, V>*>(
-                         in + strided_offset<size_t>(v * V, nd, dims, strides[Is]))...);
+        size_t off[K];
+        strided_offsets<size_t, K>(v * V, nd, dims, strides, off);
+        apply_vec<V>(o, op, *reinterpret_cast<const Vec<In, V>*>(in + off[Is])...);
       }
       reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
     }
     return;
   }
   if (fits32) {
-    for (size_t i = tid; i < n; i += nthreads)
-      out[i] = op(in[strided_offset<uint32_t>(uint32_t(i), nd, dims, strides[Is])]...);
+    for (size_t i = tid; i < n; i += nthreads) {
+      uint32_t off[K];
+      strided_offsets<uint32_t, K>(uint32_t(i), nd, dims, strides, off);
+      out[i] = op(in[off[Is]]...);
+    }
   } else {
-    for (size_t i = tid; i < n; i += nthreads)
-      out[i] = op(in[strided_offset<size_t>(i, nd, dims, strides[Is])]...);
+    for (size_t i = tid; i < n; i += nthreads) {
+      size_t off[K];
+      strided_offsets<size_t, K>(i, nd, dims, strides, off);
+      out[i] = op(in[off[Is]]...);
+    }
   }
 }
 
