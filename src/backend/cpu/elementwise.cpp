@@ -6,6 +6,7 @@
 // model leaves runtime-length loops scalar (measured: f32 add not vectorized without it);
 // outputs are fresh storage, so no iteration depends on another. Op semantics live in the
 // functors of backend/common/functors.h, which the GPU kernels share.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <tuple>
@@ -89,20 +90,26 @@ RowPlan<K> plan_rows(const std::array<const Layout*, K>& ls) {
   return p;
 }
 
-// Calls row(out_begin, offsets, inner_strides, len) for every row of the operands
-// `ls` (identical dims), in parallel; out_begin is the row's row-major index.
+// Calls row(out_begin, offsets, inner_strides, len) for every row segment of the
+// operands `ls` (identical dims); out_begin is the segment's row-major index. Work
+// is split by elements, not rows, so one long contiguous row still spans threads.
 template <size_t K, class Row>
 void for_each_row(const std::array<const Layout*, K>& ls, Row&& row) {
   size_t n = ls[0]->elem_count();
   if (n == 0) return;
   RowPlan<K> p = plan_rows(ls);
-  size_t rows = n / p.inner;
-  size_t grain = p.inner >= kGrain ? 1 : kGrain / p.inner;
-  cpu::parallel_for(rows, grain, [&](size_t b, size_t e) {
+  const size_t inner = p.inner;
+  cpu::parallel_for(n, kGrain, [&](size_t b, size_t e) {
     std::array<const Layout*, K> outer;
     for (size_t j = 0; j < K; ++j) outer[j] = &p.outer[j];
-    cpu::StridedWalker<K> w(outer, b);
-    for (size_t r = b; r < e; ++r, w.next()) row(r * p.inner, w.offset, p.inner_stride, p.inner);
+    size_t r = b / inner;
+    cpu::StridedWalker<K> w(outer, r);
+    for (size_t c0 = b % inner; r * inner < e; ++r, w.next(), c0 = 0) {
+      size_t c1 = std::min(inner, e - r * inner);
+      std::array<size_t, K> off;
+      for (size_t j = 0; j < K; ++j) off[j] = w.offset[j] + c0 * p.inner_stride[j];
+      row(r * inner + c0, off, p.inner_stride, c1 - c0);
+    }
   });
 }
 
