@@ -1,10 +1,16 @@
 // CPU argsort along the last dim of a contiguous input, rows split across threads.
 //
-// Each row sorts (key, index) pairs with the index as tie-breaker: that total order is exactly the
-// stable order, and sorting packed pairs is faster than an indirect std::stable_sort. NaN sorts last
-// in both orders (NaNs keep their input order among themselves); -0.0 and 0.0 compare equal.
+// Each value maps to an unsigned key whose integer order is the wanted order: floats by their bits
+// (sign-flipped so integer order is numeric order, -0.0 folded onto 0.0, every NaN onto the largest key
+// so it sorts last in both directions), signed integers by flipping the sign bit, and the key inverted
+// for a descending sort (before NaN is placed). 32-bit keys pack with the index into one u64, so a plain
+// integer sort gives the stable order (ties fall back to the index); 64-bit keys sort as (key, index)
+// pairs, the same order.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,39 +22,50 @@ namespace wick {
 
 namespace {
 
-template <class C>
-bool key_nan(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::isnan(v);
+// The key type of an element type: 64 bits for f64/i64, 32 bits for the rest.
+template <class T>
+using key_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+
+template <class T>
+key_t<T> sort_key(T x, bool asc) {
+  using K = key_t<T>;
+  constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
+  K k;
+  if constexpr (std::is_integral_v<T>) {
+    k = std::is_signed_v<T> ? K(std::make_unsigned_t<T>(x)) ^ (K(1) << (sizeof(T) * 8 - 1)) : K(x);
   } else {
-    return false;
+    using F = std::conditional_t<sizeof(T) == 8, double, float>;
+    F f = F(x);
+    if (std::isnan(f)) return ~K(0);  // last in both orders; NaNs tie and keep their input order
+    if (f == F(0)) f = F(0);          // -0.0 sorts with 0.0
+    K bits = std::bit_cast<K>(f);
+    k = (bits & kSign) ? ~bits : bits | kSign;
   }
+  // Inverting never yields ~0 for a non-NaN float (the largest such key is that of -inf, inverted).
+  return asc ? k : ~k;
 }
 
-// Strict "a goes before b" for keys, NaN last in both orders.
-template <bool Asc, class C>
-bool key_before(C a, C b) {
-  if (key_nan(a)) return false;
-  if (key_nan(b)) return true;
-  return Asc ? a < b : a > b;
-}
-
-template <bool Asc, class T>
-void argsort_rows(const T* x, uint32_t* out, size_t rows, size_t n) {
-  using C = compute_t<T>;
-  using Pair = std::pair<C, uint32_t>;
+template <class T>
+void argsort_rows(const T* x, uint32_t* out, size_t rows, size_t n, bool asc) {
   cpu::parallel_for(rows, (size_t(1) << 16) / n + 1, [&](size_t b, size_t e) {
-    std::vector<Pair> buf(n);
-    for (size_t r = b; r < e; ++r) {
-      const T* row = x + r * n;
-      for (size_t i = 0; i < n; ++i) buf[i] = {C(row[i]), uint32_t(i)};
-      std::sort(buf.begin(), buf.end(), [](const Pair& p, const Pair& q) {
-        if (key_before<Asc>(p.first, q.first)) return true;
-        if (key_before<Asc>(q.first, p.first)) return false;
-        return p.second < q.second;
-      });
-      uint32_t* o = out + r * n;
-      for (size_t i = 0; i < n; ++i) o[i] = buf[i].second;
+    if constexpr (sizeof(key_t<T>) == 4) {
+      std::vector<uint64_t> buf(n);
+      for (size_t r = b; r < e; ++r) {
+        const T* row = x + r * n;
+        for (size_t i = 0; i < n; ++i) buf[i] = (uint64_t(sort_key(row[i], asc)) << 32) | uint64_t(i);
+        std::sort(buf.begin(), buf.end());
+        uint32_t* o = out + r * n;
+        for (size_t i = 0; i < n; ++i) o[i] = uint32_t(buf[i]);
+      }
+    } else {
+      std::vector<std::pair<uint64_t, uint32_t>> buf(n);
+      for (size_t r = b; r < e; ++r) {
+        const T* row = x + r * n;
+        for (size_t i = 0; i < n; ++i) buf[i] = {sort_key(row[i], asc), uint32_t(i)};
+        std::sort(buf.begin(), buf.end());
+        uint32_t* o = out + r * n;
+        for (size_t i = 0; i < n; ++i) o[i] = buf[i].second;
+      }
     }
   });
 }
@@ -62,12 +79,7 @@ StoragePtr CpuStorage::argsort(const Layout& l, bool ascending) const {
   if (total == 0) return out;
   size_t rows = total / n;
   dispatch_dtype(dtype_, "argsort", [&]<class T>() {
-    const T* x = data<T>() + l.start_offset();
-    if (ascending) {
-      argsort_rows<true>(x, out->data<uint32_t>(), rows, n);
-    } else {
-      argsort_rows<false>(x, out->data<uint32_t>(), rows, n);
-    }
+    argsort_rows(data<T>() + l.start_offset(), out->data<uint32_t>(), rows, n, ascending);
   });
   return out;
 }
