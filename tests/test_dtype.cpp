@@ -400,6 +400,17 @@ TEST(ToDType, UndefinedTensorThrows) {
   }
 }
 
+TEST(ToDType, UnknownTargetDTypeThrows) {
+  try {
+    Tensor::from_vector<float>({1}, Shape{1}).to_dtype(DType(42));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::UnsupportedDType);
+    EXPECT_NE(std::string(e.what()).find("[to_dtype] tensor [1] f32 to unknown dtype 42"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ParseDType, NamesAndUnknown) {
   for (DType d : kAllDTypes) EXPECT_EQ(parse_dtype(dtype_name(d)), d);
   try {

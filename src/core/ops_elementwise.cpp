@@ -127,6 +127,10 @@ Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
 // Same dtype: returns this tensor (shares storage), as PyTorch's `to` does.
 Tensor Tensor::to_dtype(DType dtype) const {
   core::check_defined("to_dtype", *this, "tensor");
+  if (size_t(dtype) >= size_t(kNumDTypes)) {
+    throw_error(ErrorKind::UnsupportedDType, "to_dtype",
+                fmt::format("tensor {} to unknown dtype {}", describe(*this), int(dtype)));
+  }
   if (dtype == dtype_) return *this;
   if (elem_count() == 0) return empty_like(shape(), dtype, *this);
   return result(storage_->to_dtype(layout_, dtype), shape(), dtype, *this);
