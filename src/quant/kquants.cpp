@@ -574,17 +574,48 @@ void dequantize_q8_k(const BlockQ8_K* x, float* y, size_t n) {
 }
 
 // ---- dot products against Q8_K -------------------------------------------------
-// Integer sums per sub-block; the min terms use Q8_K's precomputed bsums.
+// Each weight block is first unpacked into 256 int8 quants with plain loops over
+// contiguous bytes (so the compiler vectorizes them), then summed per sub-block
+// against Q8_K's int8 quants; the min terms use Q8_K's precomputed bsums.
+
+namespace {
+
+// The 2-bit field of Q2_K / Q3_K: element 128h + 32g + l is (qs[32h + l] >> 2g) & 3.
+inline void unpack_2bit(const uint8_t* qs, int8_t* q) {
+  for (int h = 0; h < 2; ++h) {
+    for (int g = 0; g < 4; ++g) {
+      for (int l = 0; l < 32; ++l) q[128 * h + 32 * g + l] = int8_t((qs[32 * h + l] >> (2 * g)) & 3);
+    }
+  }
+}
+
+// Q4_K / Q5_K nibbles: chunk c holds elements 64c + l (low) and 64c + 32 + l (high).
+inline void unpack_4bit(const uint8_t* qs, int8_t* q) {
+  for (int c = 0; c < 4; ++c) {
+    for (int l = 0; l < 32; ++l) {
+      q[64 * c + l] = int8_t(qs[32 * c + l] & 0xF);
+      q[64 * c + 32 + l] = int8_t(qs[32 * c + l] >> 4);
+    }
+  }
+}
+
+inline int dot_i8(const int8_t* a, const int8_t* b, int n) {
+  int s = 0;
+  for (int l = 0; l < n; ++l) s += int(a[l]) * int(b[l]);
+  return s;
+}
+
+}  // namespace
 
 float vec_dot_q2_k_q8_k(size_t n, const BlockQ2_K* x, const BlockQ8_K* y) {
   float sumf = 0;
+  int8_t q[kQK_K];
   for (size_t i = 0; i < n / kQK_K; ++i) {
+    unpack_2bit(x[i].qs, q);
     int summs = 0, isum = 0;
     for (int s = 0; s < 16; ++s) {
       summs += (x[i].scales[s] >> 4) * y[i].bsums[s];
-      int sub = 0;
-      for (int l = 0; l < 16; ++l) sub += q2_at(x[i].qs, 16 * s + l) * y[i].qs[16 * s + l];
-      isum += (x[i].scales[s] & 0xF) * sub;
+      isum += (x[i].scales[s] & 0xF) * dot_i8(q + 16 * s, y[i].qs + 16 * s, 16);
     }
     const float dall = y[i].d * h2f(x[i].d), dmin = y[i].d * h2f(x[i].dmin);
     sumf += dall * float(isum) - dmin * float(summs);
@@ -594,65 +625,77 @@ float vec_dot_q2_k_q8_k(size_t n, const BlockQ2_K* x, const BlockQ8_K* y) {
 
 float vec_dot_q3_k_q8_k(size_t n, const BlockQ3_K* x, const BlockQ8_K* y) {
   float sumf = 0;
+  int8_t q[kQK_K];
   for (size_t i = 0; i < n / kQK_K; ++i) {
-    int isum = 0;
-    for (int s = 0; s < 16; ++s) {
-      int sub = 0;
-      for (int l = 0; l < 16; ++l) {
-        const int e = 16 * s + l;
-        const int hbit = (x[i].hmask[e % 32] >> (e / 32)) & 1;
-        sub += (q2_at(x[i].qs, e) - (hbit ? 0 : 4)) * y[i].qs[e];
-      }
-      isum += q3k_scale(x[i].scales, s) * sub;
+    unpack_2bit(x[i].qs, q);
+    // a clear high bit (bit e/32 of hmask[e%32]) means q - 4
+    for (int g = 0; g < 8; ++g) {
+      for (int l = 0; l < 32; ++l)
+        q[32 * g + l] = int8_t(q[32 * g + l] - (((x[i].hmask[l] >> g) & 1) ? 0 : 4));
     }
+    int isum = 0;
+    for (int s = 0; s < 16; ++s) isum += q3k_scale(x[i].scales, s) * dot_i8(q + 16 * s, y[i].qs + 16 * s, 16);
     sumf += y[i].d * h2f(x[i].d) * float(isum);
   }
   return sumf;
 }
 
-float vec_dot_q4_k_q8_k(size_t n, const BlockQ4_K* x, const BlockQ8_K* y) {
+namespace {
+template <bool kFifthBit, class Block>
+float vec_dot_k4(size_t n, const Block* x, const BlockQ8_K* y, const uint8_t* (*qh_of)(const Block&)) {
   float sumf = 0;
+  int8_t q[kQK_K];
   for (size_t i = 0; i < n / kQK_K; ++i) {
+    unpack_4bit(x[i].qs, q);
+    if constexpr (kFifthBit) {
+      const uint8_t* qh = qh_of(x[i]);
+      for (int c = 0; c < 4; ++c) {
+        for (int l = 0; l < 32; ++l) {
+          q[64 * c + l] = int8_t(q[64 * c + l] + (((qh[l] >> (2 * c)) & 1) << 4));
+          q[64 * c + 32 + l] = int8_t(q[64 * c + 32 + l] + (((qh[l] >> (2 * c + 1)) & 1) << 4));
+        }
+      }
+    }
     int isum = 0, summs = 0;
     for (int s = 0; s < 8; ++s) {
       uint8_t sc, m;
       get_scale_min_k4(s, x[i].scales, sc, m);
       summs += m * (y[i].bsums[2 * s] + y[i].bsums[2 * s + 1]);
-      int sub = 0;
-      for (int l = 0; l < 32; ++l) sub += k4_nibble(x[i].qs, 32 * s + l) * y[i].qs[32 * s + l];
-      isum += sc * sub;
+      isum += sc * dot_i8(q + 32 * s, y[i].qs + 32 * s, 32);
     }
     sumf += y[i].d * h2f(x[i].d) * float(isum) - y[i].d * h2f(x[i].dmin) * float(summs);
   }
   return sumf;
 }
+const uint8_t* no_qh(const BlockQ4_K&) { return nullptr; }
+const uint8_t* q5k_qh(const BlockQ5_K& b) { return b.qh; }
+}  // namespace
+
+float vec_dot_q4_k_q8_k(size_t n, const BlockQ4_K* x, const BlockQ8_K* y) {
+  return vec_dot_k4<false>(n, x, y, no_qh);
+}
 
 float vec_dot_q5_k_q8_k(size_t n, const BlockQ5_K* x, const BlockQ8_K* y) {
-  float sumf = 0;
-  for (size_t i = 0; i < n / kQK_K; ++i) {
-    int isum = 0, summs = 0;
-    for (int s = 0; s < 8; ++s) {
-      uint8_t sc, m;
-      get_scale_min_k4(s, x[i].scales, sc, m);
-      summs += m * (y[i].bsums[2 * s] + y[i].bsums[2 * s + 1]);
-      int sub = 0;
-      for (int l = 0; l < 32; ++l) sub += q5k_value(x[i], 32 * s + l) * y[i].qs[32 * s + l];
-      isum += sc * sub;
-    }
-    sumf += y[i].d * h2f(x[i].d) * float(isum) - y[i].d * h2f(x[i].dmin) * float(summs);
-  }
-  return sumf;
+  return vec_dot_k4<true>(n, x, y, q5k_qh);
 }
 
 float vec_dot_q6_k_q8_k(size_t n, const BlockQ6_K* x, const BlockQ8_K* y) {
   float sumf = 0;
+  int8_t q[kQK_K];
   for (size_t i = 0; i < n / kQK_K; ++i) {
-    int isum = 0;
-    for (int s = 0; s < 16; ++s) {
-      int sub = 0;
-      for (int l = 0; l < 16; ++l) sub += q6k_value(x[i], 16 * s + l) * y[i].qs[16 * s + l];
-      isum += x[i].scales[s] * sub;
+    const uint8_t* ql = x[i].ql;
+    const uint8_t* qh = x[i].qh;
+    for (int h = 0; h < 2; ++h) {
+      for (int l = 0; l < 32; ++l) {
+        const uint8_t a = ql[64 * h + l], b = ql[64 * h + 32 + l], hi = qh[32 * h + l];
+        q[128 * h + l] = int8_t(((a & 0xF) | ((hi & 3) << 4)) - 32);
+        q[128 * h + 32 + l] = int8_t(((b & 0xF) | (((hi >> 2) & 3) << 4)) - 32);
+        q[128 * h + 64 + l] = int8_t(((a >> 4) | (((hi >> 4) & 3) << 4)) - 32);
+        q[128 * h + 96 + l] = int8_t(((b >> 4) | (((hi >> 6) & 3) << 4)) - 32);
+      }
     }
+    int isum = 0;
+    for (int s = 0; s < 16; ++s) isum += x[i].scales[s] * dot_i8(q + 16 * s, y[i].qs + 16 * s, 16);
     sumf += y[i].d * h2f(x[i].d) * float(isum);
   }
   return sumf;

@@ -216,50 +216,66 @@ void dequantize_q8_1(const BlockQ8_1* x, float* y, size_t n) {
   }
 }
 
-// Dot products: integer sums within a block, one float multiply-add per block
-// (ggml's scalar reference order).
+// Dot products: each weight block is unpacked to 32 int8 quants (plain loops the
+// compiler vectorizes), summed as integers against the activation block, then scaled
+// once per block (ggml's scalar reference order).
+namespace {
+inline void unpack_nibbles(const uint8_t* qs, int8_t* q, int offset) {
+  for (int j = 0; j < 16; ++j) {
+    q[j] = int8_t((qs[j] & 0x0F) - offset);
+    q[j + 16] = int8_t((qs[j] >> 4) - offset);
+  }
+}
+inline void unpack_q5(const uint8_t* qs, const uint8_t* qh_bytes, int8_t* q, int offset) {
+  const uint32_t qh = load_qh(qh_bytes);
+  for (int j = 0; j < 16; ++j) {
+    q[j] = int8_t(((qs[j] & 0x0F) | int((qh >> j) & 1u) << 4) - offset);
+    q[j + 16] = int8_t(((qs[j] >> 4) | int((qh >> (j + 16)) & 1u) << 4) - offset);
+  }
+}
+inline int dot32(const int8_t* a, const int8_t* b) {
+  int s = 0;
+  for (int l = 0; l < 32; ++l) s += int(a[l]) * int(b[l]);
+  return s;
+}
+}  // namespace
+
 float vec_dot_q4_0_q8_0(size_t n, const BlockQ4_0* x, const BlockQ8_0* y) {
   float sumf = 0;
+  int8_t q[32];
   for (size_t i = 0; i < n / kQK8_0; ++i) {
-    int sumi = 0;
-    for (int j = 0; j < 16; ++j) {
-      sumi += ((x[i].qs[j] & 0x0F) - 8) * y[i].qs[j] + ((x[i].qs[j] >> 4) - 8) * y[i].qs[j + 16];
-    }
-    sumf += float(sumi) * h2f(x[i].d) * h2f(y[i].d);
+    unpack_nibbles(x[i].qs, q, 8);
+    sumf += float(dot32(q, y[i].qs)) * h2f(x[i].d) * h2f(y[i].d);
   }
   return sumf;
 }
 
 float vec_dot_q4_1_q8_1(size_t n, const BlockQ4_1* x, const BlockQ8_1* y) {
   float sumf = 0;
+  int8_t q[32];
   for (size_t i = 0; i < n / kQK8_1; ++i) {
-    int sumi = 0;
-    for (int j = 0; j < 16; ++j) {
-      sumi += (x[i].qs[j] & 0x0F) * y[i].qs[j] + (x[i].qs[j] >> 4) * y[i].qs[j + 16];
-    }
-    sumf += (h2f(x[i].d) * h2f(y[i].d)) * float(sumi) + h2f(x[i].m) * h2f(y[i].s);
+    unpack_nibbles(x[i].qs, q, 0);
+    sumf += (h2f(x[i].d) * h2f(y[i].d)) * float(dot32(q, y[i].qs)) + h2f(x[i].m) * h2f(y[i].s);
   }
   return sumf;
 }
 
 float vec_dot_q5_0_q8_0(size_t n, const BlockQ5_0* x, const BlockQ8_0* y) {
   float sumf = 0;
+  int8_t q[32];
   for (size_t i = 0; i < n / kQK8_0; ++i) {
-    const uint32_t qh = load_qh(x[i].qh);
-    int sumi = 0;
-    for (int j = 0; j < 32; ++j) sumi += (q5_value(x[i].qs, qh, j) - 16) * y[i].qs[j];
-    sumf += float(sumi) * h2f(x[i].d) * h2f(y[i].d);
+    unpack_q5(x[i].qs, x[i].qh, q, 16);
+    sumf += float(dot32(q, y[i].qs)) * h2f(x[i].d) * h2f(y[i].d);
   }
   return sumf;
 }
 
 float vec_dot_q5_1_q8_1(size_t n, const BlockQ5_1* x, const BlockQ8_1* y) {
   float sumf = 0;
+  int8_t q[32];
   for (size_t i = 0; i < n / kQK8_1; ++i) {
-    const uint32_t qh = load_qh(x[i].qh);
-    int sumi = 0;
-    for (int j = 0; j < 32; ++j) sumi += q5_value(x[i].qs, qh, j) * y[i].qs[j];
-    sumf += (h2f(x[i].d) * h2f(y[i].d)) * float(sumi) + h2f(x[i].m) * h2f(y[i].s);
+    unpack_q5(x[i].qs, x[i].qh, q, 0);
+    sumf += (h2f(x[i].d) * h2f(y[i].d)) * float(dot32(q, y[i].qs)) + h2f(x[i].m) * h2f(y[i].s);
   }
   return sumf;
 }
@@ -267,9 +283,7 @@ float vec_dot_q5_1_q8_1(size_t n, const BlockQ5_1* x, const BlockQ8_1* y) {
 float vec_dot_q8_0_q8_0(size_t n, const BlockQ8_0* x, const BlockQ8_0* y) {
   float sumf = 0;
   for (size_t i = 0; i < n / kQK8_0; ++i) {
-    int sumi = 0;
-    for (int j = 0; j < 32; ++j) sumi += x[i].qs[j] * y[i].qs[j];
-    sumf += float(sumi) * (h2f(x[i].d) * h2f(y[i].d));
+    sumf += float(dot32(x[i].qs, y[i].qs)) * (h2f(x[i].d) * h2f(y[i].d));
   }
   return sumf;
 }
@@ -277,9 +291,7 @@ float vec_dot_q8_0_q8_0(size_t n, const BlockQ8_0* x, const BlockQ8_0* y) {
 float vec_dot_q8_1_q8_1(size_t n, const BlockQ8_1* x, const BlockQ8_1* y) {
   float sumf = 0;
   for (size_t i = 0; i < n / kQK8_1; ++i) {
-    int sumi = 0;
-    for (int j = 0; j < 32; ++j) sumi += x[i].qs[j] * y[i].qs[j];
-    sumf += float(sumi) * (h2f(x[i].d) * h2f(y[i].d));
+    sumf += float(dot32(x[i].qs, y[i].qs)) * (h2f(x[i].d) * h2f(y[i].d));
   }
   return sumf;
 }
