@@ -82,6 +82,16 @@ V picks(size_t n, uint64_t seed, const V& set) {
   return v;
 }
 
+// Integers in (-span, span) (signed dtypes) or [0, span) (unsigned), truncated.
+std::function<V(size_t, uint64_t)> int_gen(DType dt, double span) {
+  bool is_signed = dt == DType::I32 || dt == DType::I64;
+  return [=](size_t n, uint64_t seed) {
+    V v = uniform(n, seed, is_signed ? -span : 0, span);
+    for (auto& x : v) x = std::trunc(x);
+    return v;
+  };
+}
+
 // Compares got (any dtype) with the float64 reference `want` rounded to dt: integer
 // dtypes exactly; floats within `ulps` units in the last place of dt plus `atol`;
 // NaN must match NaN and infinities exactly.
@@ -280,12 +290,7 @@ TEST(Unary, IntegerOpsOnIntegerDTypes) {
   const UnaryOp int_ops[] = {UnaryOp::Abs,  UnaryOp::Neg,   UnaryOp::Sqr,  UnaryOp::Relu,
                              UnaryOp::Sign, UnaryOp::Floor, UnaryOp::Ceil, UnaryOp::Round};
   for (DType dt : kInts) {
-    bool is_signed = dt == DType::I32 || dt == DType::I64;
-    auto gen = [&](size_t n, uint64_t seed) {
-      V v = uniform(n, seed, is_signed ? -1000 : 0, 1000);
-      for (auto& x : v) x = std::trunc(x);
-      return v;
-    };
+    auto gen = int_gen(dt, 1000);
     for (UnaryOp op : int_ops) {
       for (const auto& in : layouts(dt, gen)) {
         V want(in.values.size());
@@ -335,12 +340,7 @@ TEST(Affine, FloatDTypesAndLayouts) {
 TEST(Affine, IntegerDTypesTruncateAndSaturate) {
   const double mul = 2.5, add = -3.0;
   for (DType dt : kInts) {
-    bool is_signed = dt == DType::I32 || dt == DType::I64;
-    auto gen = [&](size_t n, uint64_t s) {
-      V v = uniform(n, s, is_signed ? -200 : 0, 200);
-      for (auto& x : v) x = std::trunc(x);
-      return v;
-    };
+    auto gen = int_gen(dt, 200);
     for (const auto& in : layouts(dt, gen)) {
       V want(in.values.size());
       for (size_t i = 0; i < want.size(); ++i) want[i] = ref::affine(dt, in.values[i], mul, add);
@@ -462,12 +462,9 @@ std::vector<Pair> pairs(DType dt, const std::function<V(size_t, uint64_t)>& gen)
   return p;
 }
 
+// u8/u32 products and differences wrap; i32/i64 ones stay in range.
 V gen_for(DType dt, size_t n, uint64_t seed) {
-  if (is_float(dt)) return uniform(n, seed, -8, 8);
-  V v = uniform(n, seed, dt == DType::I32 || dt == DType::I64 ? -60 : 0,
-                60);  // u8/u32 products and differences wrap
-  for (auto& x : v) x = std::trunc(x);
-  return v;
+  return is_float(dt) ? uniform(n, seed, -8, 8) : int_gen(dt, 60)(n, seed);
 }
 
 TEST(Binary, EveryOpDTypeAndLayoutMatchesFloat64) {
