@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "parity/reduce_refs.h"
 #include "reduce_test_util.h"
 
 namespace wick {
@@ -14,7 +15,7 @@ using testing::expect_error;
 using testing::make;
 using testing::round_to;
 
-constexpr int64_t kSkipId = -1000;  // stands for the ids dtype's max value (the "skip" sentinel)
+using refs::kSkipId;  // stands for the ids dtype's max value (the "skip" sentinel)
 constexpr DType kIdsDTypes[] = {DType::U8, DType::U32, DType::I32, DType::I64};
 
 // ids of dtype dt (kSkipId -> the dtype's max value). Strided: stored interleaved with out-of-range
@@ -33,74 +34,9 @@ Tensor make_ids(const std::vector<int64_t>& v, const Shape& shape, DType dt, boo
   });
 }
 
-// Coordinates of row-major index i in dims, and back.
-std::vector<size_t> coords(size_t i, const std::vector<size_t>& dims) {
-  std::vector<size_t> c(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    c[k] = i % dims[k];
-    i /= dims[k];
-  }
-  return c;
-}
-size_t flat(const std::vector<size_t>& c, const std::vector<size_t>& dims) {
-  size_t i = 0;
-  for (size_t k = 0; k < dims.size(); ++k) i = i * dims[k] + c[k];
-  return i;
-}
-
-std::vector<double> ref_index_select(const std::vector<double>& v, const std::vector<size_t>& dims, size_t d,
-                                     const std::vector<int64_t>& ids) {
-  std::vector<size_t> od = dims;
-  od[d] = ids.size();
-  std::vector<double> out(Shape(od).elem_count());
-  for (size_t p = 0; p < out.size(); ++p) {
-    auto c = coords(p, od);
-    int64_t id = ids[c[d]];
-    if (id == kSkipId) continue;
-    c[d] = size_t(id);
-    out[p] = v[flat(c, dims)];
-  }
-  return out;
-}
-
-std::vector<double> ref_gather(const std::vector<double>& v, const std::vector<size_t>& dims, size_t d,
-                               const std::vector<int64_t>& ids, const std::vector<size_t>& ids_dims) {
-  std::vector<double> out(ids.size());
-  for (size_t p = 0; p < ids.size(); ++p) {
-    if (ids[p] == kSkipId) continue;
-    auto c = coords(p, ids_dims);
-    c[d] = size_t(ids[p]);
-    out[p] = v[flat(c, dims)];
-  }
-  return out;
-}
-
-// dst[.., ids[p], ..] = src[p] (or += with a rounding to the dtype per add), p in row-major order.
-std::vector<double> ref_scatter(std::vector<double> dst, const std::vector<size_t>& dims, size_t d,
-                                const std::vector<int64_t>& ids, const std::vector<double>& src,
-                                const std::vector<size_t>& src_dims, bool add, DType dt) {
-  for (size_t p = 0; p < src.size(); ++p) {
-    if (ids[p] == kSkipId) continue;
-    auto c = coords(p, src_dims);
-    c[d] = size_t(ids[p]);
-    double& o = dst[flat(c, dims)];
-    o = add ? round_to(dt, o + src[p]) : src[p];
-  }
-  return dst;
-}
-
-std::vector<double> ref_index_add(std::vector<double> dst, const std::vector<size_t>& dims, size_t d,
-                                  const std::vector<int64_t>& ids, const std::vector<double>& src,
-                                  const std::vector<size_t>& src_dims, DType dt) {
-  for (size_t p = 0; p < src.size(); ++p) {
-    auto c = coords(p, src_dims);
-    int64_t id = ids[c[d]];
-    if (id == kSkipId) continue;
-    c[d] = size_t(id);
-    double& o = dst[flat(c, dims)];
-    o = round_to(dt, o + src[p]);
-  }
-  return dst;
+// The reference adds: in f64, rounded to the dtype after each add (the sample sums stay in range).
+std::function<double(double, double)> adder(DType dt) {
+  return [dt](double a, double b) { return round_to(dt, a + b); };
 }
 
 // Random ids in [0, n) with roughly one in six replaced by the sentinel.
@@ -117,8 +53,8 @@ Tensor make_ids3(const std::vector<int64_t>& v, const std::vector<size_t>& dims,
   std::vector<int64_t> base(v.size());
   std::vector<size_t> bd = {dims[0], dims[2], dims[1]};
   for (size_t p = 0; p < v.size(); ++p) {
-    auto c = coords(p, dims);
-    base[flat({c[0], c[2], c[1]}, bd)] = v[p];
+    auto c = refs::coords(p, dims);
+    base[refs::flat({c[0], c[2], c[1]}, bd)] = v[p];
   }
   return make_ids(base, Shape(bd), dt).transpose(1, 2);
 }
@@ -234,7 +170,7 @@ TEST(Indexing, EveryDTypeIdsDTypeDimAndLayoutMatchReference) {
             std::vector<size_t> sd = dims;
             sd[d] = 7;
             EXPECT_EQ(s.shape(), Shape(sd));
-            EXPECT_EQ(s.to_f64_vector(), ref_index_select(in.v, dims, d, sel));
+            EXPECT_EQ(s.to_f64_vector(), refs::index_select(in.v, dims, d, sel));
 
             // gather: ids of the source dims except 6 along d.
             std::vector<size_t> gd = dims;
@@ -242,7 +178,7 @@ TEST(Indexing, EveryDTypeIdsDTypeDimAndLayoutMatchReference) {
             auto gi = random_ids(Shape(gd).elem_count(), dims[d], seed++);
             Tensor g = in.t.gather(make_ids3(gi, gd, idt, strided_ids), int64_t(d));
             EXPECT_EQ(g.shape(), Shape(gd));
-            EXPECT_EQ(g.to_f64_vector(), ref_gather(in.v, dims, d, gi, gd));
+            EXPECT_EQ(g.to_f64_vector(), refs::gather(in.v, dims, d, gi, gd));
 
             // scatter / scatter_add: src (strided when the ids are) of dims except 2 along d.
             std::vector<size_t> cd = dims;
@@ -253,12 +189,12 @@ TEST(Indexing, EveryDTypeIdsDTypeDimAndLayoutMatchReference) {
             if (strided_ids) src_t = src_t.t().contiguous().t();
             Tensor ids_t = make_ids3(ci, cd, idt, strided_ids);
             EXPECT_EQ(in.t.scatter(ids_t, src_t, int64_t(d)).to_f64_vector(),
-                      ref_scatter(in.v, dims, d, ci, src, cd, false, dt));
+                      refs::scatter(in.v, dims, d, ci, src, cd));
             EXPECT_EQ(in.t.scatter_add(ids_t, src_t, int64_t(d)).to_f64_vector(),
-                      ref_scatter(in.v, dims, d, ci, src, cd, true, dt));
+                      refs::scatter(in.v, dims, d, ci, src, cd, adder(dt)));
             Tensor own = in.t.copy();
             own.scatter_add_(ids_t, src_t, int64_t(d));
-            EXPECT_EQ(own.to_f64_vector(), ref_scatter(in.v, dims, d, ci, src, cd, true, dt));
+            EXPECT_EQ(own.to_f64_vector(), refs::scatter(in.v, dims, d, ci, src, cd, adder(dt)));
 
             // index_add: 3 ids along d, src of dims except 3 along d.
             std::vector<size_t> ad = dims;
@@ -268,7 +204,7 @@ TEST(Indexing, EveryDTypeIdsDTypeDimAndLayoutMatchReference) {
             Tensor ia = in.t.index_add(make_ids(ai, Shape{3}, idt, strided_ids), make(asrc, Shape(ad), dt),
                                        int64_t(d));
             EXPECT_EQ(ia.shape(), Shape(dims));
-            EXPECT_EQ(ia.to_f64_vector(), ref_index_add(in.v, dims, d, ai, asrc, ad, dt));
+            EXPECT_EQ(ia.to_f64_vector(), refs::index_add(in.v, dims, d, ai, asrc, ad, adder(dt)));
           }
         }
       }
@@ -285,19 +221,19 @@ TEST(Indexing, LargeShapesAcrossThreads) {
     SCOPED_TRACE(d);
     auto sel = random_ids(500, dims[d], 5);
     EXPECT_EQ(x.index_select(make_ids(sel, Shape{500}, DType::I64), int64_t(d)).to_f64_vector(),
-              ref_index_select(v, dims, d, sel));
+              refs::index_select(v, dims, d, sel));
     auto gi = random_ids(300 * 700, dims[d], 6);
     EXPECT_EQ(x.gather(make_ids(gi, Shape(dims), DType::U32), int64_t(d)).to_f64_vector(),
-              ref_gather(v, dims, d, gi, dims));
+              refs::gather(v, dims, d, gi, dims));
     EXPECT_EQ(x.scatter_add(make_ids(gi, Shape(dims), DType::U32), x, int64_t(d)).to_f64_vector(),
-              ref_scatter(v, dims, d, gi, v, dims, true, DType::F32));
+              refs::scatter(v, dims, d, gi, v, dims, adder(DType::F32)));
     std::vector<size_t> ad = dims;
     ad[d] = 400;
     auto ai = random_ids(400, dims[d], 8);
     auto asrc = testing::sample_values(Shape(ad).elem_count(), DType::F32, 9);
     EXPECT_EQ(x.index_add(make_ids(ai, Shape{400}, DType::I32), make(asrc, Shape(ad), DType::F32), int64_t(d))
                   .to_f64_vector(),
-              ref_index_add(v, dims, d, ai, asrc, ad, DType::F32));
+              refs::index_add(v, dims, d, ai, asrc, ad, adder(DType::F32)));
   }
 }
 
@@ -324,7 +260,7 @@ TEST(IndexingErrors, OutOfRangeIdsForEveryOpAndIdsDType) {
     SCOPED_TRACE(std::string(dtype_name(idt)));
     std::string dt(dtype_name(idt));
     std::vector<int64_t> bad_values = {3, 254};
-    if (idt == DType::I32 || idt == DType::I64) bad_values.push_back(-1);
+    if (idt == DType::I32 || idt == DType::I64) bad_values.push_back(-2);
     for (int64_t bad : bad_values) {
       std::string b = "index " + std::to_string(bad);
       expect_error(

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 
+#include "parity/reduce_refs.h"
 #include "reduce_test_util.h"
 
 namespace wick {
@@ -16,24 +17,6 @@ using testing::expect_error;
 using testing::make;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Reference: per row, a stable sort of indices by value; NaN after every number in both orders.
-std::vector<uint32_t> ref_argsort(const std::vector<double>& v, size_t n, bool asc) {
-  std::vector<uint32_t> out;
-  for (size_t r = 0; n && r < v.size() / n; ++r) {
-    std::vector<uint32_t> idx(n);
-    std::iota(idx.begin(), idx.end(), 0u);
-    const double* row = v.data() + r * n;
-    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      double x = row[a], y = row[b];
-      if (std::isnan(x)) return false;
-      if (std::isnan(y)) return true;
-      return asc ? x < y : x > y;
-    });
-    out.insert(out.end(), idx.begin(), idx.end());
-  }
-  return out;
-}
 
 TEST(Argsort, ByHand) {
   Tensor x = Tensor::from_vector<float>({3, 1, 2}, Shape{3});
@@ -73,7 +56,7 @@ TEST(Argsort, EveryDTypeAndLayoutMatchesStableSortReference) {
         std::string what = std::string(dtype_name(dt)) + " " + kind.name + (asc ? " asc" : " desc");
         Tensor idx = in.t.argsort(asc);
         EXPECT_EQ(idx.shape(), (Shape{3, 4, 7})) << what;
-        EXPECT_EQ(idx.to_vector<uint32_t>(), ref_argsort(in.v, 7, asc)) << what;
+        EXPECT_EQ(idx.to_vector<uint32_t>(), refs::argsort(in.v, 7, asc)) << what;
       }
     }
   }
@@ -83,8 +66,8 @@ TEST(Argsort, ManyLongRowsAcrossThreads) {
   size_t rows = 64, n = 5000;
   auto v = testing::sample_values(rows * n, DType::F32, 17);  // 81 distinct values: many ties per row
   Tensor x = make(v, Shape{rows, n}, DType::F32);
-  EXPECT_EQ(x.argsort(true).to_vector<uint32_t>(), ref_argsort(v, n, true));
-  EXPECT_EQ(x.argsort(false).to_vector<uint32_t>(), ref_argsort(v, n, false));
+  EXPECT_EQ(x.argsort(true).to_vector<uint32_t>(), refs::argsort(v, n, true));
+  EXPECT_EQ(x.argsort(false).to_vector<uint32_t>(), refs::argsort(v, n, false));
 }
 
 TEST(Argsort, SizeOneAndZeroSize) {
@@ -114,7 +97,7 @@ TEST(Sort, EveryDTypeStridedValuesFollowIndices) {
     SCOPED_TRACE(std::string(dtype_name(dt)));
     auto in = testing::view_kinds()[2].build(dt, 2, 3, 9, seed++);  // transposed
     auto [vals, idx] = in.t.sort(false);
-    auto want_idx = ref_argsort(in.v, 9, false);
+    auto want_idx = refs::argsort(in.v, 9, false);
     EXPECT_EQ(idx.to_vector<uint32_t>(), want_idx);
     auto got = vals.to_f64_vector();
     ASSERT_EQ(got.size(), want_idx.size());

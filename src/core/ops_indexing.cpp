@@ -57,6 +57,18 @@ size_t check_scatter(const char* op, const Tensor& self, const Tensor& ids, cons
   return d;
 }
 
+// Checks, then scatters into `dst` in place (dst must be contiguous: the backend writes its storage).
+void scatter_in_place(const char* op, ScatterMode mode, Tensor& dst, const Tensor& ids, const Tensor& src,
+                      int64_t dim) {
+  size_t d = check_scatter(op, dst, ids, src, dim);
+  if (!dst.is_contiguous()) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("destination {} is not contiguous", describe(dst)));
+  }
+  if (ids.elem_count() == 0) return;
+  dst.storage()->scatter(mode, dst.layout(), *ids.storage(), ids.layout(), *src.storage(), src.layout(), d);
+}
+
 }  // namespace
 
 Tensor Tensor::index_select(const Tensor& ids, int64_t dim) const {
@@ -86,42 +98,24 @@ Tensor Tensor::gather(const Tensor& ids, int64_t dim) const {
 }
 
 void Tensor::scatter_(const Tensor& ids, const Tensor& src, int64_t dim) {
-  size_t d = check_scatter("scatter_", *this, ids, src, dim);
-  if (!is_contiguous()) {
-    throw_error(ErrorKind::InvalidArgument, "scatter_",
-                fmt::format("destination {} is not contiguous", describe(*this)));
-  }
-  if (ids.elem_count() == 0) return;
-  storage_->scatter(ScatterMode::Set, layout_, *ids.storage(), ids.layout(), *src.storage(), src.layout(), d);
+  scatter_in_place("scatter_", ScatterMode::Set, *this, ids, src, dim);
 }
 
 void Tensor::scatter_add_(const Tensor& ids, const Tensor& src, int64_t dim) {
-  size_t d = check_scatter("scatter_add_", *this, ids, src, dim);
-  if (!is_contiguous()) {
-    throw_error(ErrorKind::InvalidArgument, "scatter_add_",
-                fmt::format("destination {} is not contiguous", describe(*this)));
-  }
-  if (ids.elem_count() == 0) return;
-  storage_->scatter(ScatterMode::Add, layout_, *ids.storage(), ids.layout(), *src.storage(), src.layout(), d);
+  scatter_in_place("scatter_add_", ScatterMode::Add, *this, ids, src, dim);
 }
 
 Tensor Tensor::scatter(const Tensor& ids, const Tensor& src, int64_t dim) const {
-  size_t d = check_scatter("scatter", *this, ids, src, dim);
+  check_scatter("scatter", *this, ids, src, dim);
   Tensor out = copy();
-  if (ids.elem_count() > 0) {
-    out.storage_->scatter(ScatterMode::Set, out.layout_, *ids.storage(), ids.layout(), *src.storage(),
-                          src.layout(), d);
-  }
+  scatter_in_place("scatter", ScatterMode::Set, out, ids, src, dim);
   return out;
 }
 
 Tensor Tensor::scatter_add(const Tensor& ids, const Tensor& src, int64_t dim) const {
-  size_t d = check_scatter("scatter_add", *this, ids, src, dim);
+  check_scatter("scatter_add", *this, ids, src, dim);
   Tensor out = copy();
-  if (ids.elem_count() > 0) {
-    out.storage_->scatter(ScatterMode::Add, out.layout_, *ids.storage(), ids.layout(), *src.storage(),
-                          src.layout(), d);
-  }
+  scatter_in_place("scatter_add", ScatterMode::Add, out, ids, src, dim);
   return out;
 }
 

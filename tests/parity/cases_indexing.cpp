@@ -9,64 +9,31 @@
 #include <limits>
 
 #include "parity/harness.h"
+#include "parity/reduce_refs.h"
 
 namespace wick::parity {
 namespace {
 
 using Values = std::vector<double>;
-constexpr double kSkip = -1;  // in the host ids lists: the ids dtype's max value (the sentinel)
-
-Values values_for(DType dt, size_t n, uint64_t seed) {
-  switch (dt) {
-    case DType::U8:
-      return round_to_dtype(random_values(n, seed, 0.0, 256.0), dt);
-    case DType::U32:
-    case DType::I32:
-    case DType::I64:
-      return round_to_dtype(random_values(n, seed, 0.0, 1.0e6), dt);
-    default:
-      return round_to_dtype(random_values(n, seed, -2.0, 2.0), dt);
-  }
-}
-
-Values inputs(DType dt, const Shape& shape, LayoutKind lk, uint64_t seed) {
-  if (lk != LayoutKind::Broadcast) return values_for(dt, shape.elem_count(), seed);
-  size_t inner = shape.elem_count() / shape[0];
-  Values row = values_for(dt, inner, seed), v(shape.elem_count());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = row[i % inner];
-  return v;
-}
+using refs::kSkipId;  // in host ids lists: the ids dtype's max value (the sentinel)
 
 // `count` ids in [0, n), about one in eight the sentinel.
-Values ids_for(size_t count, size_t n, uint64_t seed) {
-  Values r = random_values(count, seed, 0.0, 8.0 * double(n)), v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = r[i] >= 7.0 * double(n) ? kSkip : std::floor(r[i] / 7.0);
+std::vector<int64_t> ids_for(size_t count, size_t n, uint64_t seed) {
+  Values r = random_values(count, seed, 0.0, 8.0 * double(n));
+  std::vector<int64_t> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = r[i] >= 7.0 * double(n) ? kSkipId : int64_t(r[i] / 7.0);
   return v;
 }
 
-// The ids tensor on `dev`: kSkip becomes the dtype's max value.
-Tensor ids_tensor(const Values& ids, const Shape& shape, DType idt, Device dev, LayoutKind lk) {
+// The ids tensor on `dev`: kSkipId becomes the dtype's max value.
+Tensor ids_tensor(const std::vector<int64_t>& ids, const Shape& shape, DType idt, Device dev, LayoutKind lk) {
   double sentinel = idt == DType::U8    ? 255.0
                     : idt == DType::U32 ? 4294967295.0
                     : idt == DType::I32 ? 2147483647.0
                                         : 9.3e18;  // saturates to INT64_MAX
-  Values v(ids);
-  for (auto& x : v) x = x == kSkip ? sentinel : x;
+  Values v(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) v[i] = ids[i] == kSkipId ? sentinel : double(ids[i]);
   return make_input(v, shape, idt, dev, lk);
-}
-
-std::vector<size_t> coords(size_t i, const std::vector<size_t>& dims) {
-  std::vector<size_t> c(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    c[k] = i % dims[k];
-    i /= dims[k];
-  }
-  return c;
-}
-size_t flat(const std::vector<size_t>& c, const std::vector<size_t>& dims) {
-  size_t i = 0;
-  for (size_t k = 0; k < dims.size(); ++k) i = i * dims[k] + c[k];
-  return i;
 }
 
 double add_in(DType dt, double a, double b) {
@@ -131,56 +98,21 @@ Geometry geometry(Op op, const Shape& self, size_t dim, size_t n_sel) {
   return g;
 }
 
-Values reference(Op op, const Geometry& g, const Values& self, const Values& ids, const Values& src,
-                 DType dt) {
-  size_t d = g.dim;
+Values reference(Op op, const Geometry& g, const Values& self, const std::vector<int64_t>& ids,
+                 const Values& src, DType dt) {
+  auto add = [dt](double a, double b) { return add_in(dt, a, b); };
   switch (op) {
-    case Op::IndexSelect: {
-      std::vector<size_t> od = g.self;
-      od[d] = ids.size();
-      Values out(Shape(od).elem_count(), 0.0);
-      for (size_t p = 0; p < out.size(); ++p) {
-        auto c = coords(p, od);
-        if (ids[c[d]] == kSkip) continue;
-        c[d] = size_t(ids[c[d]]);
-        out[p] = self[flat(c, g.self)];
-      }
-      return out;
-    }
-    case Op::Gather: {
-      Values out(ids.size(), 0.0);
-      for (size_t p = 0; p < ids.size(); ++p) {
-        if (ids[p] == kSkip) continue;
-        auto c = coords(p, g.ids);
-        c[d] = size_t(ids[p]);
-        out[p] = self[flat(c, g.self)];
-      }
-      return out;
-    }
+    case Op::IndexSelect:
+      return refs::index_select(self, g.self, g.dim, ids);
+    case Op::Gather:
+      return refs::gather(self, g.self, g.dim, ids, g.ids);
     case Op::Scatter:
+      return refs::scatter(self, g.self, g.dim, ids, src, g.src);
     case Op::ScatterAdd:
-    case Op::ScatterInPlace: {
-      Values out(self);
-      for (size_t p = 0; p < src.size(); ++p) {
-        if (ids[p] == kSkip) continue;
-        auto c = coords(p, g.src);
-        c[d] = size_t(ids[p]);
-        double& o = out[flat(c, g.self)];
-        o = op == Op::Scatter ? src[p] : add_in(dt, o, src[p]);
-      }
-      return out;
-    }
-    case Op::IndexAdd: {
-      Values out(self);
-      for (size_t p = 0; p < src.size(); ++p) {
-        auto c = coords(p, g.src);
-        if (ids[c[d]] == kSkip) continue;
-        c[d] = size_t(ids[c[d]]);
-        double& o = out[flat(c, g.self)];
-        o = add_in(dt, o, src[p]);
-      }
-      return out;
-    }
+    case Op::ScatterInPlace:
+      return refs::scatter(self, g.self, g.dim, ids, src, g.src, add);
+    case Op::IndexAdd:
+      return refs::index_add(self, g.self, g.dim, ids, src, g.src, add);
   }
   return {};
 }
@@ -200,9 +132,9 @@ OpCase indexing_case(Op op, DType dt, LayoutKind lk, const Shape& shape, size_t 
   c.layout = lk;
   c.vs_reference = c.vs_cpu = Tolerance::exact_match();
   auto ids_of = [=](uint64_t seed) { return ids_for(Shape(g.ids).elem_count(), g.self[dim], seed + 1); };
-  auto src_of = [=](uint64_t seed) { return values_for(dt, Shape(g.src).elem_count(), seed + 2); };
+  auto src_of = [=](uint64_t seed) { return refs::seeded_values(dt, Shape(g.src).elem_count(), seed + 2); };
   auto build = [=](Device dev, uint64_t seed) {
-    Tensor x = make_input(inputs(dt, shape, lk, seed), shape, dt, dev, lk);
+    Tensor x = make_input(refs::seeded_inputs(dt, shape, lk, seed), shape, dt, dev, lk);
     Tensor ids = ids_tensor(ids_of(seed), Shape(g.ids), idt, dev, ids_lk);
     Tensor src = g.src.empty() ? Tensor() : make_input(src_of(seed), Shape(g.src), dt, dev, src_lk);
     return std::make_tuple(x, ids, src);
@@ -232,7 +164,8 @@ OpCase indexing_case(Op op, DType dt, LayoutKind lk, const Shape& shape, size_t 
     return std::vector<Tensor>{apply(x, ids, src)};
   };
   c.reference = [=](uint64_t seed) {
-    return std::vector<Values>{reference(op, g, inputs(dt, shape, lk, seed), ids_of(seed), src_of(seed), dt)};
+    return std::vector<Values>{
+        reference(op, g, refs::seeded_inputs(dt, shape, lk, seed), ids_of(seed), src_of(seed), dt)};
   };
   if (bench) {
     // Each selected slice is read once and written once, plus the ids.

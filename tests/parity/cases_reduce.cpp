@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "parity/harness.h"
+#include "parity/reduce_refs.h"
 
 namespace wick::parity {
 namespace {
@@ -21,29 +21,8 @@ namespace {
 using Values = std::vector<double>;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Seeded inputs: [-2, 2) for floats; integer ranges whose sums stay exact in f64.
-Values values_for(DType dt, size_t n, uint64_t seed) {
-  switch (dt) {
-    case DType::U8:
-      return round_to_dtype(random_values(n, seed, 0.0, 256.0), dt);
-    case DType::U32:
-      return round_to_dtype(random_values(n, seed, 0.0, 1.0e6), dt);
-    case DType::I32:
-      return round_to_dtype(random_values(n, seed, -1.0e6, 1.0e6), dt);
-    case DType::I64:
-      return round_to_dtype(random_values(n, seed, -1.0e12, 1.0e12), dt);
-    default:
-      return round_to_dtype(random_values(n, seed, -2.0, 2.0), dt);
-  }
-}
-
-// Inputs for layout `lk` of `shape`: constant along dim 0 for Broadcast (what make_input needs).
 Values inputs(DType dt, const Shape& shape, LayoutKind lk, uint64_t seed) {
-  if (lk != LayoutKind::Broadcast) return values_for(dt, shape.elem_count(), seed);
-  size_t inner = shape.elem_count() / shape[0];
-  Values row = values_for(dt, inner, seed), v(shape.elem_count());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = row[i % inner];
-  return v;
+  return refs::seeded_inputs(dt, shape, lk, seed);
 }
 
 // Floats carry NaNs (and infinities) at seeded positions, for the NaN cases.
@@ -79,56 +58,12 @@ double to_dtype(DType dt, double x) {
   }
 }
 
-// The keepdim reduction of row-major `v` of `dims` over the (sorted) `red` dims.
+// The reference of a reduction: refs::reduce with sums as the dtype holds them.
 Values ref_reduce(ReduceOp op, const Values& v, const std::vector<size_t>& dims,
                   const std::vector<size_t>& red, DType dt) {
-  std::vector<bool> is_red(dims.size(), false);
-  for (size_t d : red) is_red[d] = true;
-  size_t n_out = 1;
-  for (size_t k = 0; k < dims.size(); ++k) n_out *= is_red[k] ? 1 : dims[k];
-  Values acc(n_out, 0.0), best(n_out, 0.0);
-  std::vector<size_t> idx(n_out, 0);
-  std::vector<char> seen(n_out, 0), nan(n_out, 0);
-  bool want_max = op == ReduceOp::Max || op == ReduceOp::ArgMax;
-  for (size_t i = 0; i < v.size(); ++i) {
-    size_t rem = i, o = 0, o_mul = 1, r = 0, r_mul = 1;
-    for (size_t k = dims.size(); k-- > 0;) {
-      size_t c = rem % dims[k];
-      rem /= dims[k];
-      if (is_red[k]) {
-        r += c * r_mul;
-        r_mul *= dims[k];
-      } else {
-        o += c * o_mul;
-        o_mul *= dims[k];
-      }
-    }
-    acc[o] += v[i];
-    if (nan[o]) continue;
-    if (std::isnan(v[i])) {
-      nan[o] = 1;
-      idx[o] = r;
-    } else if (!seen[o] || (want_max ? v[i] > best[o] : v[i] < best[o])) {
-      best[o] = v[i];
-      idx[o] = r;
-      seen[o] = 1;
-    }
-  }
-  Values out(n_out);
-  for (size_t o = 0; o < n_out; ++o) {
-    switch (op) {
-      case ReduceOp::Sum:
-        out[o] = to_dtype(dt, acc[o]);
-        break;
-      case ReduceOp::Min:
-      case ReduceOp::Max:
-        out[o] = nan[o] ? kNaN : best[o];
-        break;
-      case ReduceOp::ArgMin:
-      case ReduceOp::ArgMax:
-        out[o] = double(idx[o]);
-        break;
-    }
+  Values out = refs::reduce(op, v, dims, red);
+  if (op == ReduceOp::Sum) {
+    for (auto& x : out) x = to_dtype(dt, x);
   }
   return out;
 }
@@ -190,24 +125,6 @@ OpCase reduce_case(ReduceOp op, DType dt, LayoutKind lk, const Shape& shape, std
   return c;
 }
 
-Values ref_cumsum(const Values& v, const std::vector<size_t>& dims, size_t dim, DType dt) {
-  size_t inner = 1, outer = 1;
-  for (size_t k = dim + 1; k < dims.size(); ++k) inner *= dims[k];
-  for (size_t k = 0; k < dim; ++k) outer *= dims[k];
-  Values out(v.size());
-  for (size_t o = 0; o < outer; ++o) {
-    for (size_t i = 0; i < inner; ++i) {
-      double acc = 0;
-      for (size_t j = 0; j < dims[dim]; ++j) {
-        size_t p = (o * dims[dim] + j) * inner + i;
-        acc += v[p];
-        out[p] = to_dtype(dt, acc);
-      }
-    }
-  }
-  return out;
-}
-
 OpCase cumsum_case(DType dt, LayoutKind lk, const Shape& shape, size_t dim) {
   OpCase c;
   c.family = "reduce";
@@ -221,26 +138,10 @@ OpCase cumsum_case(DType dt, LayoutKind lk, const Shape& shape, size_t dim) {
         make_input(inputs(dt, shape, lk, seed), shape, dt, dev, lk).cumsum(int64_t(dim))};
   };
   c.reference = [=](uint64_t seed) {
-    return std::vector<Values>{ref_cumsum(inputs(dt, shape, lk, seed), shape.dims(), dim, dt)};
+    return std::vector<Values>{refs::cumsum(inputs(dt, shape, lk, seed), shape.dims(), dim,
+                                            [dt](double x) { return to_dtype(dt, x); })};
   };
   return c;
-}
-
-// Stable argsort of each row of n; NaN after every number in both orders.
-std::vector<uint32_t> ref_argsort(const Values& v, size_t n, bool asc) {
-  std::vector<uint32_t> out;
-  for (size_t r = 0; n && r < v.size() / n; ++r) {
-    std::vector<uint32_t> idx(n);
-    std::iota(idx.begin(), idx.end(), 0u);
-    const double* row = v.data() + r * n;
-    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      if (std::isnan(row[a])) return false;
-      if (std::isnan(row[b])) return true;
-      return asc ? row[a] < row[b] : row[a] > row[b];
-    });
-    out.insert(out.end(), idx.begin(), idx.end());
-  }
-  return out;
 }
 
 // argsort (one output) or sort (values, indices) along the last dim.
@@ -266,7 +167,7 @@ OpCase sort_case(DType dt, LayoutKind lk, const Shape& shape, bool asc, bool val
   };
   c.reference = [=](uint64_t seed) {
     Values v = in(seed);
-    auto idx = ref_argsort(v, n, asc);
+    auto idx = refs::argsort(v, n, asc);
     Values iv(idx.begin(), idx.end()), vals(idx.size());
     for (size_t i = 0; i < idx.size(); ++i) vals[i] = v[(i / n) * n + idx[i]];
     return values_too ? std::vector<Values>{vals, iv} : std::vector<Values>{iv};

@@ -66,6 +66,23 @@ Blocks blocks_of(const std::vector<size_t>& dims, size_t dim) {
   return b;
 }
 
+// Runs f(left index, r0, r1) for every (left index, block [r0, r1) of right positions) in parallel, for
+// the ops that write into [left, dim, right] through ids (scatter, index_add). Tasks write disjoint
+// elements (a task owns its right positions in every dst row), and each walks its `rows` source rows in
+// order, so duplicate ids resolve in source order (the last one wins a set) on any thread count.
+template <class F>
+void for_each_column_block(const Blocks& bl, size_t rows, F&& f) {
+  constexpr size_t kBlock = 256;
+  size_t nblk = (bl.right + kBlock - 1) / kBlock;
+  cpu::parallel_for(bl.left * nblk, kGrainElems / (rows * std::min(bl.right, kBlock)) + 1,
+                    [&](size_t b, size_t e) {
+                      for (size_t t = b; t < e; ++t) {
+                        size_t li = t / nblk, r0 = (t % nblk) * kBlock;
+                        f(li, r0, std::min(bl.right, r0 + kBlock));
+                      }
+                    });
+}
+
 // a + b in the dtype: integers wrap (through the unsigned type), f16/bf16 add in f32 and round once.
 template <class T>
 T add_elem(T a, T b) {
@@ -143,25 +160,17 @@ void CpuStorage::scatter(ScatterMode mode, const Layout& l, const BackendStorage
   dispatch_dtype(dtype_, op, [&]<class T>() {
     const T* s = static_cast<const T*>(src_raw);
     T* d = data<T>() + l.start_offset();
-    // A task owns (left index, block of right positions): the elements it writes are disjoint from every
-    // other task's, and within a task source rows go in order, so the last duplicate id wins (Set).
-    constexpr size_t kBlock = 256;
-    size_t nblk = (bl.right + kBlock - 1) / kBlock;
-    cpu::parallel_for(
-        bl.left * nblk, kGrainElems / (src_dim * std::min(bl.right, kBlock)) + 1, [&](size_t b, size_t e) {
-          for (size_t t = b; t < e; ++t) {
-            size_t li = t / nblk, r0 = (t % nblk) * kBlock, r1 = std::min(bl.right, r0 + kBlock);
-            for (size_t j = 0; j < src_dim; ++j) {
-              size_t srow = (li * src_dim + j) * bl.right;
-              for (size_t r = r0; r < r1; ++r) {
-                int64_t k = id[srow + r];
-                if (k == kSkip) continue;
-                T& dst = d[(li * dst_dim + size_t(k)) * bl.right + r];
-                dst = mode == ScatterMode::Set ? s[srow + r] : add_elem(dst, s[srow + r]);
-              }
-            }
-          }
-        });
+    for_each_column_block(bl, src_dim, [&](size_t li, size_t r0, size_t r1) {
+      for (size_t j = 0; j < src_dim; ++j) {
+        size_t srow = (li * src_dim + j) * bl.right;
+        for (size_t r = r0; r < r1; ++r) {
+          int64_t k = id[srow + r];
+          if (k == kSkip) continue;
+          T& dst = d[(li * dst_dim + size_t(k)) * bl.right + r];
+          dst = mode == ScatterMode::Set ? s[srow + r] : add_elem(dst, s[srow + r]);
+        }
+      }
+    });
   });
 }
 
@@ -180,21 +189,14 @@ StoragePtr CpuStorage::index_add(const Layout& l, const BackendStorage& ids, con
   dispatch_dtype(dtype_, "index_add", [&]<class T>() {
     const T* s = static_cast<const T*>(src_raw);
     T* d = out->data<T>();
-    // Tasks own (left index, block of right positions), as in scatter: disjoint writes, ids in order.
-    constexpr size_t kBlock = 256;
-    size_t nblk = (bl.right + kBlock - 1) / kBlock;
-    cpu::parallel_for(
-        bl.left * nblk, kGrainElems / (n_ids * std::min(bl.right, kBlock)) + 1, [&](size_t b, size_t e) {
-          for (size_t t = b; t < e; ++t) {
-            size_t li = t / nblk, r0 = (t % nblk) * kBlock, r1 = std::min(bl.right, r0 + kBlock);
-            for (size_t j = 0; j < n_ids; ++j) {
-              if (id[j] == kSkip) continue;
-              const T* srow = s + (li * n_ids + j) * bl.right;
-              T* drow = d + (li * dst_dim + size_t(id[j])) * bl.right;
-              for (size_t r = r0; r < r1; ++r) drow[r] = add_elem(drow[r], srow[r]);
-            }
-          }
-        });
+    for_each_column_block(bl, n_ids, [&](size_t li, size_t r0, size_t r1) {
+      for (size_t j = 0; j < n_ids; ++j) {
+        if (id[j] == kSkip) continue;
+        const T* srow = s + (li * n_ids + j) * bl.right;
+        T* drow = d + (li * dst_dim + size_t(id[j])) * bl.right;
+        for (size_t r = r0; r < r1; ++r) drow[r] = add_elem(drow[r], srow[r]);
+      }
+    });
   });
   return out;
 }
