@@ -195,8 +195,8 @@ Tensor parse_npy(const void* data, size_t size, const std::string& name = "<memo
 void write_npy(const std::string& path, const Tensor& t);
 std::vector<uint8_t> npy_serialize(const Tensor& t);
 
-// .npz (a zip of .npy): reads stored entries (np.savez) incl. zip64; deflated entries
-// (np.savez_compressed) throw Format saying so. Writes stored entries. Names drop ".npy".
+// .npz (a zip of .npy): reads stored (np.savez) and deflated (np.savez_compressed)
+// entries, zip64 included; writes stored entries. Names drop ".npy".
 std::vector<std::pair<std::string, Tensor>> read_npz(const std::string& path, Device device = Device::cpu());
 std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t size,
                                                       const std::string& name = "<memory>",

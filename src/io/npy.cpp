@@ -1,8 +1,7 @@
 // NumPy .npy (format versions 1-3) and .npz (a zip of .npy files). The reader takes
 // either byte order and C or Fortran order; .npz reading handles stored entries
-// (np.savez) including zip64 records, and rejects deflated ones (np.savez_compressed)
-// with a Format error: wick carries no inflate implementation. Writing produces
-// .npy v1 and stored .npz entries.
+// (np.savez) and deflated ones (np.savez_compressed, via io/inflate.h), zip64
+// records included. Writing produces .npy v1 and stored .npz entries.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <limits>
 
 #include "io/file.h"
+#include "io/inflate.h"
 #include "wick/io.h"
 
 namespace wick {
@@ -303,23 +303,27 @@ std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t s
       x += 4 + len;
     }
     at += 46 + uint64_t(nlen) + xlen + clen;
-    if (method == 8) {
+    if (method != 0 && method != 8) {
       c.fail("entry '" + ename + "'",
-             "deflate-compressed (np.savez_compressed); wick reads stored entries only (np.savez)");
+             fmt::format("unsupported compression method {} (stored and deflate are read)", method));
     }
-    if (method != 0)
-      c.fail("entry '" + ename + "'", fmt::format("unsupported compression method {}", method));
-    if (csize != usize) c.fail("entry '" + ename + "'", "stored entry with differing sizes");
+    if (method == 0 && csize != usize) c.fail("entry '" + ename + "'", "stored entry with differing sizes");
     if (loff > size || size - loff < 30 || load<uint32_t>(p + loff) != 0x04034b50u) {
       c.fail("entry '" + ename + "' local header", "missing or out of range");
     }
     const uint64_t data_at = loff + 30 + load<uint16_t>(p + loff + 26) + load<uint16_t>(p + loff + 28);
-    if (data_at > size || usize > size - data_at)
+    if (data_at > size || csize > size - data_at)
       c.fail("entry '" + ename + "' data", "runs past the end of the file");
-    if (crc32(p + data_at, size_t(usize)) != crc) c.fail("entry '" + ename + "' data", "CRC-32 mismatch");
+    std::vector<uint8_t> inflated;
+    const uint8_t* body = p + data_at;
+    if (method == 8) {
+      inflated = io::inflate_raw(body, size_t(csize), size_t(usize), name + ":" + ename);
+      body = inflated.data();
+    }
+    if (crc32(body, size_t(usize)) != crc) c.fail("entry '" + ename + "' data", "CRC-32 mismatch");
     std::string key = ename;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
-    out.emplace_back(key, parse_npy_impl(p + data_at, size_t(usize), name + ":" + ename, device));
+    out.emplace_back(key, parse_npy_impl(body, size_t(usize), name + ":" + ename, device));
   }
   return out;
 }

@@ -141,7 +141,12 @@ def cmd_npy(out):
     np.save(os.path.join(out, "scalar_u8.npy"), np.array(7, dtype=np.uint8))
     np.save(os.path.join(out, "bool.npy"), np.array([True, False, True]))
     np.savez(os.path.join(out, "stored.npz"), first=a, second=np.array([1, 2, 3], dtype=np.int32))
-    np.savez_compressed(os.path.join(out, "compressed.npz"), a=a)
+    # the same arrays deflated: random data (dynamic Huffman, near-stored), runs, a tiny one
+    rng = np.random.default_rng(5)
+    arrays = {"a": a, "noise": rng.standard_normal(20000).astype(np.float32),
+              "runs": np.repeat(np.arange(50, dtype=np.int64), 400), "tiny": np.array([3], dtype=np.uint8)}
+    np.savez(os.path.join(out, "plain.npz"), **arrays)
+    np.savez_compressed(os.path.join(out, "compressed.npz"), **arrays)
 
 
 def cmd_checknpz(path):

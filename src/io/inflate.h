@@ -1,0 +1,16 @@
+// A raw DEFLATE (RFC 1951) decoder for the deflated entries of .npz archives
+// (np.savez_compressed). Bounded: it never produces more than `expected` bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wick::io {
+
+// Inflates `size` bytes of raw deflate data that must expand to exactly `expected`
+// bytes. Throws Error(Format) naming `what` on malformed or mismatched data.
+std::vector<uint8_t> inflate_raw(const uint8_t* data, size_t size, size_t expected, const std::string& what);
+
+}  // namespace wick::io
