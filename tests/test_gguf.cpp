@@ -478,11 +478,9 @@ TEST(GgufOracle, ReferenceQuantizersAreBitIdenticalToGgufPy) {
   fs::path dir = make_temp_dir("quant_oracle");
   ASSERT_EQ(run_oracle("quantize", dir.string()), 0);
   Tensor x = read_npy((dir / "x.npy").string());
-  const std::pair<const char*, GgmlType> types[] = {{"q4_0", GgmlType::Q4_0},
-                                                    {"q4_1", GgmlType::Q4_1},
-                                                    {"q5_0", GgmlType::Q5_0},
-                                                    {"q5_1", GgmlType::Q5_1},
-                                                    {"q8_0", GgmlType::Q8_0}};
+  const std::pair<const char*, GgmlType> types[] = {
+      {"q4_0", GgmlType::Q4_0}, {"q4_1", GgmlType::Q4_1}, {"q5_0", GgmlType::Q5_0}, {"q5_1", GgmlType::Q5_1},
+      {"q8_0", GgmlType::Q8_0}, {"bf16", GgmlType::BF16}, {"f16", GgmlType::F16}};
   for (const auto& [name, t] : types) {
     std::ifstream in(dir / (std::string(name) + ".bin"), std::ios::binary);
     std::vector<uint8_t> want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -6,7 +6,8 @@ Driven by tests/test_gguf.cpp and tests/test_npy.cpp:
 
   gguf_oracle.py write DIR      oracle.gguf with every metadata type and one tensor per
                                 ggml type, plus DIR/<tensor>.npy = gguf.quants.dequantize
-  gguf_oracle.py quantize DIR   x.npy (f32 rows) and <type>.bin = gguf.quants.quantize(x)
+  gguf_oracle.py quantize DIR   x.npy (f32 rows) and <type>.bin = gguf.quants.quantize(x),
+                                plus f16.bin = x.astype(float16)
   gguf_oracle.py check FILE     reads a GGUF wick wrote with gguf.GGUFReader, asserts content
   gguf_oracle.py npy DIR        .npy/.npz files written by NumPy for wick to read
   gguf_oracle.py checknpz FILE  loads an .npz wick wrote with np.load, asserts content
@@ -26,7 +27,7 @@ except ImportError as e:  # pragma: no cover
 
 ORACLE_TYPES = ["F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0",
                 "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"]
-LEGACY = ["Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0"]
+LEGACY = ["Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "BF16"]
 # byte offsets of the f16 scale fields inside each K-quant block (ggml-common.h)
 K_SCALE_FIELDS = {"Q2_K": [80, 82], "Q3_K": [108], "Q4_K": [0, 2], "Q5_K": [0, 2], "Q6_K": [208]}
 
@@ -98,6 +99,8 @@ def cmd_quantize(out):
         q = quants.quantize(x, T[name])
         with open(os.path.join(out, f"{name.lower()}.bin"), "wb") as f:
             f.write(q.tobytes())
+    with open(os.path.join(out, "f16.bin"), "wb") as f:
+        f.write(x.astype(np.float16).tobytes())
 
 
 def expect(cond, what):
