@@ -53,17 +53,17 @@ if [ "$MODE" != test ]; then
   log "torch_compare"
   PYTHONUNBUFFERED=1 timeout 150 python3 bench/torch_compare.py "$OUT/wick_bench.json" --out "$OUT/torch_compare.md" \
     2>&1 | tee -a "$OUT/summary.txt"
+  if [ "$MODE" = bench ]; then
   log "launch-shape sweep (block x blocks-per-SM cap; 0 = uncapped)"
-  caps="0 16"
-  [ "$MODE" = bench ] && caps="0 4 16"
   for blk in 128 256 512; do
-    for cap in $caps; do
+    for cap in 0 4 16; do
       WICK_GPU_BLOCK=$blk WICK_GPU_BLOCKS_PER_SM=$cap timeout 60 "$B/wick_bench" \
         --benchmark_filter='BM_Gpu(Affine|Add|Exp)/(f32|bf16)|BM_GpuBroadcastAdd' --benchmark_min_time=0.1 2>&1 |
         grep -E "^BM_" | awk -v b=$blk -v c=$cap '{print "block " b " cap " c ": " $0}' >>"$OUT/bench.log"
     done
   done
   grep "^block" "$OUT/bench.log" | awk '{print $1,$2,$3,$4,$5,$(NF-1)}' | tee -a "$OUT/summary.txt" | tail -40
+  fi
   if [ -x "$B/wick" ]; then
     timeout 120 "$B/wick" bench --device gpu:0 >>"$OUT/bench.log" 2>&1 || true
   fi

@@ -53,7 +53,7 @@ void GpuStorage::copy_strided_src(BackendStorage& dst_s, size_t dst_offset, cons
   void* args[] = {&numel, &ndims, &info, &src, &out};
   const bool inner = s.back() == 1 && d.back() % std::max<size_t>(1, 16 / esize) == 0;
   dev_.launch(fmt::format("ucopy_{}", dtype_name(dtype_)), Module::Unary,
-              dim3(dev_.grid_for(inner ? vector_items(n, esize) : n)), dim3(dev_.block_size()), args);
+              dim3(strided_grid(dev_, inner ? vector_items(n, esize) : n)), dim3(dev_.block_size()), args);
 }
 
 void GpuStorage::copy2d(BackendStorage& dst_s, size_t d1, size_t d2, size_t src_stride1, size_t dst_stride1,

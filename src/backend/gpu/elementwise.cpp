@@ -56,7 +56,8 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   }
   size_t items = inner ? vector_items(n, max_bytes) : n;
   if (c.contiguous) items = (items + kVectorsPerThread - 1) / kVectorsPerThread;
-  dev.launch(m.name, m.module, dim3(dev.grid_for(items)), dim3(dev.block_size()), args.data());
+  const unsigned grid = c.contiguous ? dev.grid_for(items) : strided_grid(dev, items);
+  dev.launch(m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
   return out;
 }
 

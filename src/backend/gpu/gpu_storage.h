@@ -108,6 +108,19 @@ Collapsed collapse(const std::vector<const Layout*>& layouts);
 // of the elementwise kernels (kernels/common.cuh: kUnroll).
 inline constexpr size_t kVectorsPerThread = 4;
 
+// Strided kernels stage `info` in shared memory once per block, so past a few
+// blocks per multiprocessor more blocks only repeat that work. Measured on the
+// H200 (bench/results/2026-11-21-h200-gpu-elementwise): broadcast add
+// [16384,16384]+[16384] f32 ran at 2.1 TB/s with one 16-byte item per thread and
+// 3.6 TB/s with the grid capped at 16 blocks per multiprocessor.
+inline constexpr unsigned kStridedBlocksPerSm = 16;
+inline unsigned strided_grid(const GpuDevice& dev, size_t items) {
+  unsigned cap =
+      kStridedBlocksPerSm * unsigned(dev.info().multiprocessors > 0 ? dev.info().multiprocessors : 1);
+  unsigned g = dev.grid_for(items);
+  return g < cap ? g : cap;
+}
+
 // Work items of a contiguous elementwise kernel over n elements whose widest
 // operand is `max_elem_bytes` (the kernels move 16 bytes per item).
 size_t vector_items(size_t n, size_t max_elem_bytes);

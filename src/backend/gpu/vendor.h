@@ -50,6 +50,18 @@ __device__ __forceinline__ T wick_shfl_down(T v, unsigned d) {
   return __shfl_down_sync(0xffffffffu, v, d);
 }
 #endif
+#if !defined(WICK_VENDOR_HIP)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+// float -> f16 / bf16 in one hardware conversion (cvt.rn: round to nearest even,
+// subnormals kept); the HIP build uses the bit-exact software path of
+// kernels/common.cuh. Both round exactly like the host's f32_to_f16_bits.
+#define WICK_HW_HALF_CVT 1
+__device__ __forceinline__ unsigned short wick_f32_to_f16_bits(float f) { return __half_as_ushort(__float2half_rn(f)); }
+__device__ __forceinline__ unsigned short wick_f32_to_bf16_bits(float f) {
+  return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+}
+#endif
 #endif  // device side
 
 // ---- 2. host runtime ---------------------------------------------------------------

@@ -53,6 +53,9 @@ __device__ __forceinline__ float f16_to_f32(uint16_t h) {
 // float -> f16, round to nearest even (F. Giesen's float_to_half_fast3_rtne);
 // needs IEEE float adds with subnormals (no flush-to-zero), the compilers' default.
 __device__ __forceinline__ uint16_t f32_to_f16(float f) {
+#if defined(WICK_HW_HALF_CVT)
+  return wick_f32_to_f16_bits(f);
+#endif
   const uint32_t f32infty = 255u << 23, f16max = (127u + 16u) << 23;
   const float denorm_magic = u2f(((127u - 15u) + (23u - 10u) + 1u) << 23);
   uint32_t u = f2u(f);
@@ -74,6 +77,9 @@ __device__ __forceinline__ uint16_t f32_to_f16(float f) {
 
 __device__ __forceinline__ float bf16_to_f32(uint16_t b) { return u2f(uint32_t(b) << 16); }
 __device__ __forceinline__ uint16_t f32_to_bf16(float f) {
+#if defined(WICK_HW_HALF_CVT)
+  return wick_f32_to_bf16_bits(f);
+#endif
   uint32_t u = f2u(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);  // quiet NaN
   return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
