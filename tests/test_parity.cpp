@@ -30,6 +30,9 @@ std::vector<FamilyDevice> family_devices() {
   return out;
 }
 
+// How ctest and gtest print a parameter ("copy on cpu").
+void PrintTo(const FamilyDevice& p, std::ostream* os) { *os << p.family << " on " << p.device.str(); }
+
 class Parity : public ::testing::TestWithParam<FamilyDevice> {};
 
 TEST_P(Parity, EveryCasePasses) {
@@ -195,6 +198,7 @@ TEST(FloatTolerance, ScalesWithTheDtypeEpsilon) {
   EXPECT_TRUE(float_tolerance(DType::I32).exact);
   EXPECT_DOUBLE_EQ(float_tolerance(DType::F32, 1).rtol, 0x1.0p-23);
   EXPECT_DOUBLE_EQ(float_tolerance(DType::BF16, 2).atol, 0x1.0p-6);
+  EXPECT_DOUBLE_EQ(float_tolerance(DType::F16, 1).nmse, 0x1.0p-10);
   EXPECT_LT(float_tolerance(DType::F64).rtol, float_tolerance(DType::F16).rtol);
 }
 
