@@ -15,14 +15,8 @@ constexpr float kGroupMaxEps = 1e-15f;
 // Scale for n values quantized symmetrically to [-nmax, nmax-1] (stored +nmax),
 // weighted least squares over 19 candidate scales (rmse_type 1: weight x^2).
 float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
-  float max = 0, amax = 0;
-  for (int i = 0; i < n; ++i) {
-    float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
+  float amax;
+  const float max = signed_absmax(x, n, amax);
   if (amax < kGroupMaxEps) {
     for (int i = 0; i < n; ++i) L[i] = 0;
     return 0.f;
@@ -65,14 +59,8 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
 // Q3_K's sub-block scale: start from -nmax/max, then coordinate descent on the
 // weighted error (weights x^2), up to 5 passes.
 float make_q3_quants(int n, int nmax, const float* x, int8_t* L) {
-  float max = 0, amax = 0;
-  for (int i = 0; i < n; ++i) {
-    float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
+  float amax;
+  const float max = signed_absmax(x, n, amax);
   if (amax < kGroupMaxEps) {
     for (int i = 0; i < n; ++i) L[i] = 0;
     return 0.f;
@@ -465,14 +453,8 @@ void quantize_q6_k(const float* x, BlockQ6_K* y, size_t n) {
 void quantize_q8_k(const float* x, BlockQ8_K* y, size_t n) {
   const size_t nb = n / kQK_K;
   for (size_t i = 0; i < nb; ++i, x += kQK_K) {
-    float max = 0, amax = 0;
-    for (int j = 0; j < kQK_K; ++j) {
-      float ax = std::fabs(x[j]);
-      if (ax > amax) {
-        amax = ax;
-        max = x[j];
-      }
-    }
+    float amax;
+    const float max = signed_absmax(x, kQK_K, amax);
     if (!amax) {
       std::memset(&y[i], 0, sizeof(BlockQ8_K));
       continue;

@@ -11,18 +11,6 @@ namespace wick::quant {
 
 namespace {
 
-// The value of largest magnitude, sign kept (first one among equal magnitudes).
-float signed_absmax(const float* x, int n) {
-  float amax = 0.0f, max = 0.0f;
-  for (int j = 0; j < n; ++j) {
-    if (amax < std::fabs(x[j])) {
-      amax = std::fabs(x[j]);
-      max = x[j];
-    }
-  }
-  return max;
-}
-
 void min_max(const float* x, int n, float& mn, float& mx) {
   mn = FLT_MAX;
   mx = -FLT_MAX;
@@ -49,7 +37,8 @@ inline int q5_value(const uint8_t* qs, uint32_t qh, int j) {
 void quantize_q4_0(const float* x, BlockQ4_0* y, size_t n) {
   const size_t nb = n / kQK4_0;
   for (size_t i = 0; i < nb; ++i, x += kQK4_0) {
-    const float d = signed_absmax(x, kQK4_0) / -8;
+    float amax;
+    const float d = signed_absmax(x, kQK4_0, amax) / -8;
     const float id = d ? 1.0f / d : 0.0f;
     y[i].d = f2h(d);
     for (int j = 0; j < kQK4_0 / 2; ++j) {
@@ -85,7 +74,8 @@ void quantize_q4_1(const float* x, BlockQ4_1* y, size_t n) {
 void quantize_q5_0(const float* x, BlockQ5_0* y, size_t n) {
   const size_t nb = n / kQK5_0;
   for (size_t i = 0; i < nb; ++i, x += kQK5_0) {
-    const float d = signed_absmax(x, kQK5_0) / -16;
+    float amax;
+    const float d = signed_absmax(x, kQK5_0, amax) / -16;
     const float id = d ? 1.0f / d : 0.0f;
     y[i].d = f2h(d);
     uint32_t qh = 0;

@@ -23,6 +23,20 @@ inline int nearest_int(float fval) {
   return (i & 0x007fffff) - 0x00400000;
 }
 
+// The value of largest magnitude in x[0..n), sign kept (the first among equal
+// magnitudes); its magnitude goes to `amax`.
+inline float signed_absmax(const float* x, int n, float& amax) {
+  float max = 0.0f;
+  amax = 0.0f;
+  for (int j = 0; j < n; ++j) {
+    if (amax < std::fabs(x[j])) {
+      amax = std::fabs(x[j]);
+      max = x[j];
+    }
+  }
+  return max;
+}
+
 // 32-element types (quants.cpp).
 void quantize_q4_0(const float* x, BlockQ4_0* y, size_t n);
 void quantize_q4_1(const float* x, BlockQ4_1* y, size_t n);
