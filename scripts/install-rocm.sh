@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what the ROCm backend build (-DWICK_ROCM=ON) needs on Debian 12 / Ubuntu:
+# hipcc (clang with HIP), the HIP runtime and headers, and the device bitcode
+# libraries. No AMD GPU is needed to build; rocBLAS is not packaged by Debian.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends hipcc libamdhip64-dev rocm-device-libs
+hipcc --version | head -3
