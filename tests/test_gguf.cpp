@@ -10,10 +10,13 @@
 #include <fstream>
 #include <limits>
 
+#include "test_gguf_util.h"
 #include "wick/io.h"
 
 using namespace wick;
 namespace fs = std::filesystem;
+using wick::test::make_temp_dir;
+using wick::test::run_oracle;
 
 namespace {
 
@@ -65,34 +68,6 @@ void expect_format_error(const std::vector<uint8_t>& bytes, const std::string& n
     EXPECT_NE(msg.find("[gguf] bad.gguf"), std::string::npos) << msg;
     EXPECT_NE(msg.find(needle), std::string::npos) << msg;
   }
-}
-
-std::string source_dir() {
-  if (const char* s = std::getenv("WICK_SOURCE_DIR")) return s;
-  return fs::path(__FILE__).parent_path().parent_path().string();
-}
-
-fs::path make_temp_dir(const std::string& tag) {
-  fs::path p = fs::temp_directory_path() / ("wick_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-// Runs the oracle script; returns its exit status (3 = python package missing).
-int run_oracle(const std::string& cmd, const std::string& arg) {
-  const std::string script = source_dir() + "/tests/python/gguf_oracle.py";
-  const std::string line = "python3 '" + script + "' " + cmd + " '" + arg + "'";
-  const int rc = std::system(line.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
-}
-
-bool python_oracle_available(std::string& why) {
-  if (std::system("python3 -c 'import gguf, numpy' > /dev/null 2>&1") != 0) {
-    why = "python3 with the gguf and numpy packages is not available (pip install gguf numpy)";
-    return false;
-  }
-  return true;
 }
 
 std::vector<std::pair<std::string, GgufValue>> all_kinds_metadata() {
@@ -431,7 +406,7 @@ TEST(GgufBadFile, RandomCorruptionNeverCrashes) {
 
 TEST(GgufOracle, ReadsFilesWrittenByGgufPy) {
   std::string why;
-  if (!python_oracle_available(why)) GTEST_SKIP() << why;
+  if (!wick::test::python_oracle_available(why)) GTEST_SKIP() << why;
   fs::path dir = make_temp_dir("gguf_oracle");
   ASSERT_EQ(run_oracle("write", dir.string()), 0);
   GgufFile g = GgufFile::open((dir / "oracle.gguf").string());
@@ -474,7 +449,7 @@ TEST(GgufOracle, ReadsFilesWrittenByGgufPy) {
 
 TEST(GgufOracle, ReferenceQuantizersAreBitIdenticalToGgufPy) {
   std::string why;
-  if (!python_oracle_available(why)) GTEST_SKIP() << why;
+  if (!wick::test::python_oracle_available(why)) GTEST_SKIP() << why;
   fs::path dir = make_temp_dir("quant_oracle");
   ASSERT_EQ(run_oracle("quantize", dir.string()), 0);
   Tensor x = read_npy((dir / "x.npy").string());
@@ -497,7 +472,7 @@ TEST(GgufOracle, ReferenceQuantizersAreBitIdenticalToGgufPy) {
 
 TEST(GgufOracle, GgufPyReadsWhatWickWrites) {
   std::string why;
-  if (!python_oracle_available(why)) GTEST_SKIP() << why;
+  if (!wick::test::python_oracle_available(why)) GTEST_SKIP() << why;
   fs::path dir = make_temp_dir("gguf_check");
   Tensor f = Tensor::from_vector(ramp(2, 256), Shape{2, 256});
   const std::string path = (dir / "wick.gguf").string();

@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_gguf_util.h"
 #include "wick/io.h"
 
 using namespace wick;
 namespace fs = std::filesystem;
+using wick::test::make_temp_dir;
+using wick::test::run_oracle;
 
 namespace {
 
@@ -47,27 +50,6 @@ void expect_error(ErrorKind kind, const std::vector<uint8_t>& bytes, const std::
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
 }
-
-std::string source_dir() {
-  if (const char* s = std::getenv("WICK_SOURCE_DIR")) return s;
-  return fs::path(__FILE__).parent_path().parent_path().string();
-}
-
-fs::path make_temp_dir(const std::string& tag) {
-  fs::path p = fs::temp_directory_path() / ("wick_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-int run_oracle(const std::string& cmd, const std::string& arg) {
-  const std::string line =
-      "python3 '" + source_dir() + "/tests/python/gguf_oracle.py' " + cmd + " '" + arg + "'";
-  const int rc = std::system(line.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
-}
-
-bool numpy_available() { return std::system("python3 -c 'import numpy, gguf' > /dev/null 2>&1") == 0; }
 
 }  // namespace
 
@@ -187,8 +169,8 @@ TEST(Npz, RoundTripAndBadArchives) {
 }
 
 TEST(NpyOracle, ReadsWhatNumpyWrites) {
-  if (!numpy_available())
-    GTEST_SKIP() << "python3 with numpy and gguf is not available (pip install numpy gguf)";
+  std::string why;
+  if (!wick::test::python_oracle_available(why)) GTEST_SKIP() << why;
   fs::path dir = make_temp_dir("npy_oracle");
   ASSERT_EQ(run_oracle("npy", dir.string()), 0);
   Tensor a = read_npy((dir / "c_f32.npy").string());
@@ -241,8 +223,8 @@ TEST(NpyOracle, ReadsWhatNumpyWrites) {
 }
 
 TEST(NpyOracle, NumpyReadsWhatWickWrites) {
-  if (!numpy_available())
-    GTEST_SKIP() << "python3 with numpy and gguf is not available (pip install numpy gguf)";
+  std::string why;
+  if (!wick::test::python_oracle_available(why)) GTEST_SKIP() << why;
   fs::path dir = make_temp_dir("npz_check");
   const std::string path = (dir / "w.npz").string();
   write_npz(path, {{"mat", Tensor::arange(0, 3, 0.5, DType::F32).reshape(Shape{2, 3})},
