@@ -312,6 +312,14 @@ TEST(GgufBadFile, ArrayCountLargerThanFile) {
   expect_format_error(x.b, "cannot fit");
 }
 
+TEST(GgufBadFile, MetadataValueCountIsCapped) {
+  // 2^24 + 1 one-byte values fit in the file but exceed the reader's value budget
+  auto x = header(3, 0, 1);
+  x.str("k").put<int32_t>(9).put<int32_t>(0).put<uint64_t>((uint64_t(1) << 24) + 1);
+  x.b.resize(x.b.size() + (size_t(1) << 24) + 1);
+  expect_format_error(x.b, "more than 16777216 values");
+}
+
 TEST(GgufBadFile, ArraysNestedTooDeep) {
   auto x = header(3, 0, 1);
   x.str("k").put<int32_t>(9);

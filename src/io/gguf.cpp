@@ -21,6 +21,11 @@ constexpr uint32_t kDefaultAlignment = 32;
 constexpr size_t kMaxDims = 4;
 constexpr size_t kMaxNameLen = 63;  // ggml: strlen(name) < GGML_MAX_NAME (64)
 constexpr int kMaxArrayDepth = 16;
+// Each parsed value costs sizeof(GgufValue) (40 bytes) however small its encoding, so
+// the metadata's total value count is capped: 16M values (~640 MB) is far above any
+// real tokenizer (a 256k vocabulary with merges is under 1M) and bounds what a hostile
+// file can make the reader allocate.
+constexpr uint64_t kMaxMetadataValues = uint64_t(1) << 24;
 
 struct AnyType {
   const char* name;
@@ -89,6 +94,7 @@ class Parser {
  public:
   Parser(const uint8_t* data, size_t size, const std::string& file) : c_(data, size, kOp, file) {}
   io::Cursor c_;
+  uint64_t values_ = 0;  // array items read so far
 
   std::string read_string(const std::string& field) {
     const uint64_t len = c_.read<uint64_t>(field + " length");
@@ -145,6 +151,10 @@ class Parser {
         if (n > c_.remaining() / min_value_size(a.elem_type)) {
           c_.fail(field, fmt::format("array of {} {} values cannot fit in the {} bytes left", n,
                                      gguf_type_name(a.elem_type), c_.remaining()));
+        }
+        values_ += n;
+        if (values_ > kMaxMetadataValues) {
+          c_.fail(field, fmt::format("metadata holds more than {} values", kMaxMetadataValues));
         }
         a.items.reserve(size_t(n));
         for (uint64_t i = 0; i < n; ++i) a.items.push_back(read_value(a.elem_type, field, depth + 1));
