@@ -8,7 +8,7 @@
 # Host code (src/backend/gpu/*.cpp) is compiled by the host compiler against
 # cudart or libamdhip64; vendor.h is the only file that tells them apart.
 
-set(WICK_GPU_FAMILIES affine binary cast fill ternary unary)
+set(WICK_GPU_FAMILIES affine binary cast fill ternary unary reduce sort indexing matmul conv nn)
 set(WICK_GPU_DIR ${CMAKE_SOURCE_DIR}/src/backend/gpu)
 file(GLOB WICK_GPU_HOST_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/*.cpp)
 file(GLOB WICK_GPU_KERNEL_HEADERS CONFIGURE_DEPENDS ${WICK_GPU_DIR}/kernels/*.cuh)

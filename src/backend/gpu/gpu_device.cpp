@@ -201,6 +201,7 @@ void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block,
 void GpuDevice::synchronize() {
   set_device(local_);
   WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
+  check_index_error();
 }
 
 StoragePtr GpuDevice::alloc(size_t n, DType dtype) { return gpu_alloc(*this, n, dtype); }

@@ -19,10 +19,24 @@
 namespace wick::gpu {
 
 // One module (code object / fatbin) per kernel family.
-enum class Module : uint8_t { Affine, Binary, Cast, Fill, Ternary, Unary };
-inline constexpr size_t kNumModules = 6;
-inline constexpr std::array<std::string_view, kNumModules> kModuleNames = {"affine", "binary",  "cast",
-                                                                           "fill",   "ternary", "unary"};
+enum class Module : uint8_t {
+  Affine,
+  Binary,
+  Cast,
+  Fill,
+  Ternary,
+  Unary,
+  Reduce,
+  Sort,
+  Indexing,
+  Matmul,
+  Conv,
+  Nn
+};
+inline constexpr size_t kNumModules = 12;
+inline constexpr std::array<std::string_view, kNumModules> kModuleNames = {
+    "affine", "binary", "cast",     "fill",   "ternary", "unary",
+    "reduce", "sort",   "indexing", "matmul", "conv",    "nn"};
 static_assert(kModuleNames.size() == kNumModules);
 
 // The embedded image of a family (generated images.cpp, from the build's fatbins
@@ -115,7 +129,23 @@ class GpuDevice final : public BackendDevice {
   unsigned grid_for(size_t items) const;
   unsigned block_size() const { return block_; }
 
+  // Issue 4 (defined in indexing.cpp and matmul.cpp).
+  // Device pointer of this device's IndexErrorRecord (index_error.h; mapped host
+  // memory, allocated on first use) that indexing kernels report bad ids to.
+  void* index_error_record();
+  // After the stream synchronized: throws Error(IndexOutOfRange) naming the op if a
+  // kernel reported a bad index since the last check, and clears the record.
+  void check_index_error();
+  // The vendor BLAS handle on this device's stream (created on first use); null
+  // in a build without vendor BLAS.
+  void* blas_handle();
+
  private:
+  std::mutex issue4_mu_;              // guards the two lazily created members below
+  void* index_error_host_ = nullptr;  // IndexErrorRecord*, host view
+  void* index_error_dev_ = nullptr;   // the same record, device view
+  void* blas_handle_ = nullptr;       // gpublasHandle_t
+
   int local_, global_;
   GpuDeviceInfo info_;
   gpuStream_t stream_ = nullptr;

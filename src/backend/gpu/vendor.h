@@ -102,6 +102,12 @@ inline constexpr gpuError_t gpuErrorInsufficientDriver = hipErrorInsufficientDri
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuDriverGetVersion hipDriverGetVersion
 #define gpuMemGetInfo hipMemGetInfo
+#define gpuHostGetDevicePointer hipHostGetDevicePointer
+#define gpuFreeHost hipHostFree
+// Pinned host memory the device can read and write (zero-copy).
+inline gpuError_t gpuHostAllocMapped(void** p, size_t bytes) {
+  return hipHostMalloc(p, bytes, hipHostMallocMapped);
+}
 inline gpuError_t gpuModuleLoadData(gpuModule_t* m, const void* image) { return hipModuleLoadData(m, image); }
 inline gpuError_t gpuModuleUnload(gpuModule_t m) { return hipModuleUnload(m); }
 inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const char* name) {
@@ -156,6 +162,12 @@ inline constexpr gpuError_t gpuErrorInsufficientDriver = cudaErrorInsufficientDr
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuDriverGetVersion cudaDriverGetVersion
 #define gpuMemGetInfo cudaMemGetInfo
+#define gpuHostGetDevicePointer cudaHostGetDevicePointer
+#define gpuFreeHost cudaFreeHost
+// Pinned host memory the device can read and write (zero-copy).
+inline gpuError_t gpuHostAllocMapped(void** p, size_t bytes) {
+  return cudaHostAlloc(p, bytes, cudaHostAllocMapped);
+}
 inline gpuError_t gpuModuleLoadData(gpuModule_t* m, const void* image) {
   return cudaLibraryLoadData(m, image, nullptr, nullptr, 0, nullptr, nullptr, 0);
 }
@@ -188,5 +200,39 @@ namespace wick::gpu {
       (void)gpuGetLastError(); /* clear the sticky-free error state */        \
       ::wick::gpu::throw_gpu_error(wick_gpu_err_, #call, __FILE__, __LINE__); \
     }                                                                         \
+  } while (0)
+#endif
+
+// ---- 4. BLAS (host code of the CUDA build; Debian's ROCm has no rocBLAS, so the
+// ROCm build defines no WICK_GPU_BLAS and GEMMs use the portable MATMUL kernels) ----
+#if !defined(WICK_VENDOR_HIP) && !defined(__CUDACC__)
+#include <cublas_v2.h>
+#define WICK_GPU_BLAS 1
+using gpublasHandle_t = cublasHandle_t;
+using gpublasStatus_t = cublasStatus_t;
+using gpublasOperation_t = cublasOperation_t;
+using gpublasComputeType_t = cublasComputeType_t;
+using gpuDataType_t = cudaDataType_t;
+inline constexpr gpublasStatus_t GPUBLAS_STATUS_SUCCESS = CUBLAS_STATUS_SUCCESS;
+inline constexpr gpublasOperation_t GPUBLAS_OP_N = CUBLAS_OP_N, GPUBLAS_OP_T = CUBLAS_OP_T;
+inline constexpr gpuDataType_t GPU_R_16F = CUDA_R_16F, GPU_R_16BF = CUDA_R_16BF, GPU_R_32F = CUDA_R_32F,
+                               GPU_R_64F = CUDA_R_64F;
+inline constexpr gpublasComputeType_t GPUBLAS_COMPUTE_32F = CUBLAS_COMPUTE_32F,
+                                      GPUBLAS_COMPUTE_32F_FAST_TF32 = CUBLAS_COMPUTE_32F_FAST_TF32,
+                                      GPUBLAS_COMPUTE_64F = CUBLAS_COMPUTE_64F;
+#define GPUBLAS_GEMM_DEFAULT CUBLAS_GEMM_DEFAULT
+#define gpublasCreate cublasCreate
+#define gpublasSetStream cublasSetStream
+#define gpublasGemmStridedBatchedEx cublasGemmStridedBatchedEx
+#define gpublasGetStatusString cublasGetStatusString
+namespace wick::gpu {
+// Throws Error(GpuRuntime) "[gpu] <call> failed at file:line: <BLAS status>".
+[[noreturn]] void throw_blas_error(gpublasStatus_t st, const char* call, const char* file, int line);
+}  // namespace wick::gpu
+#define WICK_GPU_BLAS_CHECK(call)                                              \
+  do {                                                                         \
+    gpublasStatus_t wick_blas_st_ = (call);                                    \
+    if (wick_blas_st_ != GPUBLAS_STATUS_SUCCESS)                               \
+      ::wick::gpu::throw_blas_error(wick_blas_st_, #call, __FILE__, __LINE__); \
   } while (0)
 #endif

@@ -1,0 +1,36 @@
+// Host helpers of gpu_ops.h (GEMM lives in matmul.cpp).
+#include "backend/gpu/gpu_ops.h"
+
+#include <fmt/format.h>
+
+namespace wick::gpu {
+
+const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_ptr<GpuStorage>& keep) {
+  if (l.is_contiguous()) return s.at(l.start_offset());
+  keep = gpu_alloc(s.dev(), l.elem_count(), s.dtype());
+  s.copy_strided_src(*keep, 0, l);
+  return keep->raw();
+}
+
+Dims collapse_one(const std::vector<size_t>& dims, const std::vector<size_t>& strides) {
+  Dims c;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1) continue;
+    if (!c.dims.empty() && c.strides.back() == strides[d] * dims[d]) {
+      c.dims.back() *= dims[d];
+      c.strides.back() = strides[d];
+    } else {
+      c.dims.push_back(dims[d]);
+      c.strides.push_back(strides[d]);
+    }
+  }
+  return c;
+}
+
+std::string kname(std::string_view op, DType dt) { return fmt::format("{}_{}", op, dtype_name(dt)); }
+
+unsigned wave_size(const GpuDevice& dev) {
+  return dev.info().wave_size > 0 ? unsigned(dev.info().wave_size) : 32u;
+}
+
+}  // namespace wick::gpu

@@ -1,0 +1,311 @@
+// NN family (fused ops, kept apart from REDUCE): softmax_{dtype},
+// log_softmax_{dtype}, rms_norm_{dtype}, layer_norm_{dtype} (one block per row
+// of a contiguous [rows, cols] input) and rope_{dtype} / rope_i_{dtype} /
+// rope_thd_{dtype} (one thread per rotated pair). Float dtypes only.
+//
+// Row ops read a row once: while cols <= kCache * blockDim.x (the host sizes the
+// block so that this holds up to 16384 columns) the row stays in registers
+// between its reduction and its output pass; longer rows are read again from
+// global memory for every pass. f16/bf16/f32 compute in f32, f64 in f64, with
+// the formulas of src/backend/cpu/nn.cpp. rope computes in f64 for every dtype
+// (as the CPU does), so its results match the CPU's bit for bit.
+#include "wave.cuh"
+
+namespace wk {
+
+// Elements each thread keeps in registers.
+constexpr int kCache = 32;
+
+template <class C>
+struct MaxNan {
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    if (a != a) return a;
+    if (b != b) return b;
+    return b > a ? b : a;
+  }
+};
+struct Add {
+  template <class C>
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    return a + b;
+  }
+};
+
+__device__ __forceinline__ float exp_c(float x) { return expf(x); }
+__device__ __forceinline__ double exp_c(double x) { return exp(x); }
+__device__ __forceinline__ float log_c(float x) { return logf(x); }
+__device__ __forceinline__ double log_c(double x) { return log(x); }
+__device__ __forceinline__ float sqrt_c(float x) { return sqrtf(x); }
+__device__ __forceinline__ double sqrt_c(double x) { return sqrt(x); }
+
+// One row held by the block: slot s of thread t is element
+//   vector path: (t + (s / V) * blockDim) * V + s % V   (16-byte loads)
+//   scalar path: t + s * blockDim
+template <class T>
+struct RowCache {
+  using C = compute_t<T>;
+  static constexpr int V = int(16 / sizeof(T));
+  C v[kCache];
+  bool vec;
+
+  __device__ __forceinline__ size_t index(int s) const {
+    return vec ? (threadIdx.x + size_t(s / V) * blockDim.x) * V + size_t(s % V)
+               : threadIdx.x + size_t(s) * blockDim.x;
+  }
+  __device__ __forceinline__ void load(const T* p, size_t n, C fill) {
+    if (vec) {
+      const Vec<T, V>* pv = reinterpret_cast<const Vec<T, V>*>(p);
+      const size_t nv = n / V;
+#pragma unroll
+      for (int k = 0; k < kCache / V; ++k) {
+        const size_t vi = threadIdx.x + size_t(k) * blockDim.x;
+        if (vi < nv) {
+          const Vec<T, V> w = pv[vi];
+#pragma unroll
+          for (int j = 0; j < V; ++j) v[k * V + j] = to_c(w.v[j]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < V; ++j) v[k * V + j] = fill;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int s = 0; s < kCache; ++s) {
+        const size_t i = threadIdx.x + size_t(s) * blockDim.x;
+        v[s] = i < n ? to_c(p[i]) : fill;
+      }
+    }
+  }
+  // q[index(s)] = f(v[s], index(s)) for every slot inside the row.
+  template <class F>
+  __device__ __forceinline__ void store(T* q, size_t n, const F& f) const {
+    if (vec) {
+      Vec<T, V>* qv = reinterpret_cast<Vec<T, V>*>(q);
+      const size_t nv = n / V;
+#pragma unroll
+      for (int k = 0; k < kCache / V; ++k) {
+        const size_t vi = threadIdx.x + size_t(k) * blockDim.x;
+        if (vi < nv) {
+          Vec<T, V> w;
+#pragma unroll
+          for (int j = 0; j < V; ++j) w.v[j] = from_c<T>(f(v[k * V + j], vi * V + j));
+          qv[vi] = w;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int s = 0; s < kCache; ++s) {
+        const size_t i = threadIdx.x + size_t(s) * blockDim.x;
+        if (i < n) q[i] = from_c<T>(f(v[s], i));
+      }
+    }
+  }
+  template <class Op>
+  __device__ __forceinline__ C fold(C init, const Op& op) const {
+    C a = init;
+#pragma unroll
+    for (int s = 0; s < kCache; ++s) a = op(a, v[s]);
+    return a;
+  }
+};
+
+template <class T>
+__device__ __forceinline__ bool cacheable(size_t n) {
+  return n <= size_t(kCache) * blockDim.x;
+}
+template <class T>
+__device__ __forceinline__ bool use_vec(const T* p, const T* q, size_t n) {
+  constexpr int V = int(16 / sizeof(T));
+  return n % V == 0 && aligned16(p) && aligned16(q);
+}
+
+// Fold f(x_i) over a row in global memory (the long-row path).
+template <class T, class F, class Op>
+__device__ __forceinline__ compute_t<T> fold_global(const T* p, size_t n, compute_t<T> init, const F& f,
+                                                    const Op& op) {
+  compute_t<T> a = init;
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) a = op(a, f(to_c(p[i])));
+  return a;
+}
+
+template <class T>
+__device__ void softmax_rows(size_t rows, size_t n, const T* x, T* y, bool log) {
+  using C = compute_t<T>;
+  const C ninf = -C(INFINITY);
+  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* p = x + r * n;
+    T* q = y + r * n;
+    if (cacheable<T>(n)) {
+      RowCache<T> rc;
+      rc.vec = use_vec(p, q, n);
+      rc.load(p, n, ninf);
+      C m = block_allreduce(rc.fold(ninf, MaxNan<C>{}), MaxNan<C>{});
+      // Slots past the row hold -inf: exp(-inf - m) = 0 for a finite or +inf max;
+      // a NaN or -inf max makes the row NaN, as on the CPU.
+      C s = C(0);
+#pragma unroll
+      for (int k = 0; k < kCache; ++k) {
+        if (rc.index(k) < n) {
+          const C e = exp_c(rc.v[k] - m);
+          s += e;
+          if (!log) rc.v[k] = e;
+        }
+      }
+      s = block_allreduce(s, Add{});
+      if (log) {
+        const C lse = m + log_c(s);
+        rc.store(q, n, [&](C v, size_t) { return v - lse; });
+      } else {
+        const C inv = C(1) / s;
+        rc.store(q, n, [&](C e, size_t) { return e * inv; });
+      }
+    } else {
+      const C m = block_allreduce(fold_global(
+                                      p, n, ninf, [](C v) { return v; }, MaxNan<C>{}),
+                                  MaxNan<C>{});
+      const C s = block_allreduce(fold_global(
+                                      p, n, C(0), [&](C v) { return exp_c(v - m); }, Add{}),
+                                  Add{});
+      const C lse = m + log_c(s), inv = C(1) / s;
+      for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+        const C v = to_c(p[i]);
+        q[i] = from_c<T>(log ? v - lse : exp_c(v - m) * inv);
+      }
+    }
+  }
+}
+
+// alpha / beta: contiguous vectors of n, or null.
+template <class T>
+__device__ __forceinline__ compute_t<T> param(const T* a, size_t i, compute_t<T> dflt) {
+  return a ? to_c(a[i]) : dflt;
+}
+
+template <class T>
+__device__ void rms_norm_rows(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {
+  using C = compute_t<T>;
+  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* p = x + r * n;
+    T* q = y + r * n;
+    if (cacheable<T>(n)) {
+      RowCache<T> rc;
+      rc.vec = use_vec(p, q, n);
+      rc.load(p, n, C(0));
+      C ss = C(0);
+#pragma unroll
+      for (int k = 0; k < kCache; ++k) ss += rc.v[k] * rc.v[k];
+      ss = block_allreduce(ss, Add{});
+      const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+      rc.store(q, n, [&](C v, size_t i) { return v * scale * param(alpha, i, C(1)); });
+    } else {
+      const C ss = block_allreduce(fold_global(
+                                       p, n, C(0), [](C v) { return v * v; }, Add{}),
+                                   Add{});
+      const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+      for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        q[i] = from_c<T>(to_c(p[i]) * scale * param(alpha, i, C(1)));
+    }
+  }
+}
+
+template <class T>
+__device__ void layer_norm_rows(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y,
+                                float eps) {
+  using C = compute_t<T>;
+  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* p = x + r * n;
+    T* q = y + r * n;
+    auto finish = [&](C v, size_t i, C mean, C rstd) {
+      C o = (v - mean) * rstd;
+      if (alpha) o *= to_c(alpha[i]);
+      if (beta) o += to_c(beta[i]);
+      return o;
+    };
+    if (cacheable<T>(n)) {
+      RowCache<T> rc;
+      rc.vec = use_vec(p, q, n);
+      rc.load(p, n, C(0));
+      const C mean = block_allreduce(rc.fold(C(0), Add{}), Add{}) / C(n);
+      // Biased variance from the deviations (two passes over the registers).
+      C var = C(0);
+#pragma unroll
+      for (int k = 0; k < kCache; ++k) {
+        if (rc.index(k) < n) var += (rc.v[k] - mean) * (rc.v[k] - mean);
+      }
+      var = block_allreduce(var, Add{});
+      const C rstd = C(1) / sqrt_c(var / C(n) + C(eps));
+      rc.store(q, n, [&](C v, size_t i) { return finish(v, i, mean, rstd); });
+    } else {
+      const C mean = block_allreduce(fold_global(
+                                         p, n, C(0), [](C v) { return v; }, Add{}),
+                                     Add{}) /
+                     C(n);
+      const C var = block_allreduce(fold_global(
+                                        p, n, C(0), [&](C v) { return (v - mean) * (v - mean); }, Add{}),
+                                    Add{});
+      const C rstd = C(1) / sqrt_c(var / C(n) + C(eps));
+      for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        q[i] = from_c<T>(finish(to_c(p[i]), i, mean, rstd));
+    }
+  }
+}
+
+__device__ __forceinline__ double to_d(f16s x) { return double(f16_to_f32(x.bits)); }
+__device__ __forceinline__ double to_d(bf16s x) { return double(bf16_to_f32(x.bits)); }
+__device__ __forceinline__ double to_d(float x) { return double(x); }
+__device__ __forceinline__ double to_d(double x) { return x; }
+template <class T>
+__device__ __forceinline__ T from_d(double d) {
+  if constexpr (std::is_same<T, f16s>::value)
+    return f16s{f64_to_small<5, 10>(d)};
+  else if constexpr (std::is_same<T, bf16s>::value)
+    return bf16s{f64_to_small<8, 7>(d)};
+  else
+    return T(d);
+}
+
+// kind: 0 half-split (B,H,T,D), 1 interleaved (B,H,T,D), 2 half-split (B,T,H,D).
+// cos/sin rows of D/2; batch_stride 0 for a (T', D/2) table.
+template <class T>
+__device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t batch_stride, const T* x,
+                     const T* cos, const T* sin, T* y) {
+  const size_t half = d / 2, pairs = n / 2;
+  for (size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < pairs;
+       q += size_t(gridDim.x) * blockDim.x) {
+    const size_t r = q / half, i = q - r * half;
+    const size_t bi = r / (h * t), ti = kind == 2 ? (r / h) % t : r % t;
+    const size_t ci = bi * batch_stride + ti * half + i;
+    const size_t i0 = kind == 1 ? 2 * i : i, i1 = kind == 1 ? 2 * i + 1 : i + half;
+    const T* px = x + r * d;
+    T* py = y + r * d;
+    const double x0 = to_d(px[i0]), x1 = to_d(px[i1]), cv = to_d(cos[ci]), sv = to_d(sin[ci]);
+    py[i0] = from_d<T>(x0 * cv - x1 * sv);
+    py[i1] = from_d<T>(x0 * sv + x1 * cv);
+  }
+}
+
+}  // namespace wk
+
+#define NN_OPS(T, SFX)                                                                                 \
+  WICK_KERNEL softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                                 \
+    wk::softmax_rows(rows, n, x, y, false);                                                            \
+  }                                                                                                    \
+  WICK_KERNEL log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                             \
+    wk::softmax_rows(rows, n, x, y, true);                                                             \
+  }                                                                                                    \
+  WICK_KERNEL rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {     \
+    wk::rms_norm_rows(rows, n, x, alpha, y, eps);                                                      \
+  }                                                                                                    \
+  WICK_KERNEL layer_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y, \
+                               float eps) {                                                            \
+    wk::layer_norm_rows(rows, n, x, alpha, beta, y, eps);                                              \
+  }                                                                                                    \
+  WICK_KERNEL rope_##SFX(size_t kind, size_t n, size_t h, size_t t, size_t d, size_t bs, const T* x,   \
+                         const T* cos, const T* sin, T* y) {                                           \
+    wk::rope(int(kind), n, h, t, d, bs, x, cos, sin, y);                                               \
+  }
+
+NN_OPS(wk::f16s, f16)
+NN_OPS(wk::bf16s, bf16)
+NN_OPS(float, f32)
+NN_OPS(double, f64)

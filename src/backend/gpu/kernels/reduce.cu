@@ -1,0 +1,231 @@
+// REDUCE family: {sum,min,max,argmin,argmax}_{dtype} over any set of dims, and
+// cumsum_{dtype}. Semantics are those of src/backend/cpu/reduce.cpp:
+//  - sum accumulates f16/bf16/f32 in f32, f64 in f64, integers wrap in their
+//    unsigned twin;
+//  - min/max propagate NaN; argmin/argmax give the first index of the extreme, or
+//    of the first NaN; the index is row-major over the reduced dims (u32).
+//
+// reduce kernel ABI: (n_out, e, nk, nr, info, x, out, tpr)
+//   info = kept dims[nk] | kept strides[nk] | reduced dims[nr] | reduced strides[nr]
+//   (elements; x pre-offset). Output o reduces the e elements of reduced position
+//   space at the kept offset of o. `tpr` threads (1, a power of two <= warpSize,
+//   or blockDim.x) cooperate on one output; a contiguous reduced run (nr == 1,
+//   stride 1) is read with 16-byte vectors when aligned.
+#include <limits>
+
+#include "wave.cuh"
+
+namespace wk {
+
+template <class T>
+struct SumAccOf {
+  using type = compute_t<T>;
+};
+template <>
+struct SumAccOf<uint8_t> {
+  using type = uint8_t;
+};
+template <>
+struct SumAccOf<uint32_t> {
+  using type = uint32_t;
+};
+template <>
+struct SumAccOf<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct SumAccOf<int64_t> {
+  using type = uint64_t;
+};
+
+template <class T>
+struct RSum {
+  using A = typename SumAccOf<T>::type;
+  using Out = T;
+  struct S {
+    A s;
+  };
+  __device__ __forceinline__ S init() const { return S{A(0)}; }
+  __device__ __forceinline__ S load(T x, uint32_t) const { return S{A(to_c(x))}; }
+  __device__ __forceinline__ S operator()(S a, S b) const { return S{A(a.s + b.s)}; }
+  __device__ __forceinline__ Out finish(S a) const { return from_c<T>(compute_t<T>(a.s)); }
+};
+
+template <class C>
+__device__ __forceinline__ C extreme_identity(bool is_max) {
+  if constexpr (is_floating_v<C>) {
+    return is_max ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+  } else {
+    return is_max ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+  }
+}
+
+template <class T, bool IsMax>
+struct RExt {
+  using C = compute_t<T>;
+  using Out = T;
+  struct S {
+    C m;
+  };
+  __device__ __forceinline__ S init() const { return S{extreme_identity<C>(IsMax)}; }
+  __device__ __forceinline__ S load(T x, uint32_t) const { return S{to_c(x)}; }
+  // NaN wins; otherwise the better value.
+  __device__ __forceinline__ S operator()(S a, S b) const {
+    if (is_nan_c(a.m)) return a;
+    if (is_nan_c(b.m)) return b;
+    return (IsMax ? b.m > a.m : b.m < a.m) ? b : a;
+  }
+  __device__ __forceinline__ Out finish(S a) const { return from_c<T>(a.m); }
+};
+
+template <class T, bool IsMax>
+struct RArg {
+  using C = compute_t<T>;
+  using Out = uint32_t;
+  static constexpr uint32_t kEmpty = 0xffffffffu;
+  struct S {
+    C m;
+    uint32_t idx;
+  };
+  __device__ __forceinline__ S init() const { return S{extreme_identity<C>(IsMax), kEmpty}; }
+  __device__ __forceinline__ S load(T x, uint32_t i) const { return S{to_c(x), i}; }
+  // The first NaN, else the better value, ties to the lower index: associative and
+  // commutative, so any combination order gives the CPU's sequential answer.
+  __device__ __forceinline__ S operator()(S a, S b) const {
+    if (a.idx == kEmpty) return b;
+    if (b.idx == kEmpty) return a;
+    const bool an = is_nan_c(a.m), bn = is_nan_c(b.m);
+    if (an || bn) {
+      if (an && bn) return a.idx < b.idx ? a : b;
+      return an ? a : b;
+    }
+    if (IsMax ? b.m > a.m : b.m < a.m) return b;
+    if (IsMax ? a.m > b.m : a.m < b.m) return a;
+    return a.idx < b.idx ? a : b;
+  }
+  __device__ __forceinline__ Out finish(S a) const { return a.idx == kEmpty ? 0u : a.idx; }
+};
+
+template <class R, class T>
+__device__ void reduce_rows(size_t n_out, size_t e, int nk, int nr, const size_t* info, const T* x,
+                            typename R::Out* out, int tpr) {
+  const R r{};
+  using S = typename R::S;
+  const size_t *kd = info, *ks = info + nk, *rd = info + 2 * nk, *rs = info + 2 * nk + nr;
+  const bool contig = nr == 1 && rs[0] == 1;
+  constexpr int V = int(16 / sizeof(T));
+  const int rpb = int(blockDim.x) / tpr;  // outputs per block
+  const int g = int(threadIdx.x) / tpr, lane = int(threadIdx.x) % tpr;
+  // The loop is uniform across the block (group reductions need every lane).
+  for (size_t base = size_t(blockIdx.x) * rpb; base < n_out; base += size_t(gridDim.x) * rpb) {
+    const size_t row = base + g;
+    const bool active = row < n_out;
+    S st = r.init();
+    if (active) {
+      const T* p = x + (nk ? strided_offset<size_t>(row, nk, kd, ks) : 0);
+      if (contig) {
+        if (V > 1 && e % V == 0 && aligned16(p)) {
+          const Vec<T, V>* pv = reinterpret_cast<const Vec<T, V>*>(p);
+          const size_t nv = e / V;
+#pragma unroll 4
+          for (size_t v = lane; v < nv; v += tpr) {
+            const Vec<T, V> w = pv[v];
+#pragma unroll
+            for (int j = 0; j < V; ++j) st = r(st, r.load(w.v[j], uint32_t(v * V + j)));
+          }
+        } else {
+#pragma unroll 4
+          for (size_t i = lane; i < e; i += tpr) st = r(st, r.load(p[i], uint32_t(i)));
+        }
+      } else {
+        for (size_t i = lane; i < e; i += tpr)
+          st = r(st, r.load(p[strided_offset<size_t>(i, nr, rd, rs)], uint32_t(i)));
+      }
+    }
+    if (tpr > 1) st = group_or_block_allreduce(st, tpr, r);
+    if (active && lane == 0) out[row] = r.finish(st);
+  }
+}
+
+// Inclusive scan of x viewed [outer, len, inner] (contiguous), running sums in the
+// sum accumulator, rounded at each output. inner > 1: one thread per (outer,
+// inner) column; inner == 1: one block per row, blockDim elements at a time.
+template <class T>
+__device__ void cumsum(size_t outer, size_t len, size_t inner, const T* x, T* out) {
+  using A = typename SumAccOf<T>::type;
+  if (inner > 1) {
+    const size_t n = outer * inner;
+    for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n;
+         t += size_t(gridDim.x) * blockDim.x) {
+      const size_t o = t / inner, i = t - o * inner;
+      const T* px = x + o * len * inner + i;
+      T* po = out + o * len * inner + i;
+      A acc = A(0);
+      for (size_t j = 0; j < len; ++j) {
+        acc = A(acc + A(to_c(px[j * inner])));
+        po[j * inner] = from_c<T>(compute_t<T>(acc));
+      }
+    }
+    return;
+  }
+  __shared__ uint4 raw[WICK_MAX_BLOCK * sizeof(A) / 16];
+  A* buf = reinterpret_cast<A*>(raw);
+  const int t = int(threadIdx.x), nt = int(blockDim.x);
+  for (size_t row = blockIdx.x; row < outer; row += gridDim.x) {
+    const T* px = x + row * len;
+    T* po = out + row * len;
+    A carry = A(0);
+    for (size_t c0 = 0; c0 < len; c0 += size_t(nt)) {
+      const size_t i = c0 + size_t(t);
+      A v = i < len ? A(to_c(px[i])) : A(0);
+      // Hillis-Steele scan in shared memory.
+      buf[t] = v;
+      __syncthreads();
+      for (int d = 1; d < nt; d <<= 1) {
+        A add = t >= d ? buf[t - d] : A(0);
+        __syncthreads();
+        v = A(v + add);
+        buf[t] = v;
+        __syncthreads();
+      }
+      if (i < len) po[i] = from_c<T>(compute_t<T>(A(carry + v)));
+      carry = A(carry + buf[nt - 1]);
+      __syncthreads();
+    }
+  }
+}
+
+template <class T>
+using RMin = RExt<T, false>;
+template <class T>
+using RMax = RExt<T, true>;
+template <class T>
+using RArgMin = RArg<T, false>;
+template <class T>
+using RArgMax = RArg<T, true>;
+
+}  // namespace wk
+
+#define REDUCE_OP(NAME, R, T, SFX)                                                                       \
+  WICK_KERNEL NAME##_##SFX(size_t n_out, size_t e, size_t nk, size_t nr, const size_t* info, const T* x, \
+                           typename R::Out* out, size_t tpr) {                                           \
+    wk::reduce_rows<R, T>(n_out, e, int(nk), int(nr), info, x, out, int(tpr));                           \
+  }
+#define REDUCE_ALL(T, SFX)                                                               \
+  REDUCE_OP(sum, wk::RSum<T>, T, SFX)                                                    \
+  REDUCE_OP(min, wk::RMin<T>, T, SFX)                                                    \
+  REDUCE_OP(max, wk::RMax<T>, T, SFX)                                                    \
+  REDUCE_OP(argmin, wk::RArgMin<T>, T, SFX)                                              \
+  REDUCE_OP(argmax, wk::RArgMax<T>, T, SFX)                                              \
+  WICK_KERNEL cumsum_##SFX(size_t outer, size_t len, size_t inner, const T* x, T* out) { \
+    wk::cumsum<T>(outer, len, inner, x, out);                                            \
+  }
+
+REDUCE_ALL(uint8_t, u8)
+REDUCE_ALL(uint32_t, u32)
+REDUCE_ALL(int32_t, i32)
+REDUCE_ALL(int64_t, i64)
+REDUCE_ALL(wk::f16s, f16)
+REDUCE_ALL(wk::bf16s, bf16)
+REDUCE_ALL(float, f32)
+REDUCE_ALL(double, f64)

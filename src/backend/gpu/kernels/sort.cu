@@ -1,0 +1,188 @@
+// SORT family: argsort of the last dim of a contiguous [rows, n] input, output
+// u32 indices; stable (ties keep input order), NaN last in both orders, -0.0 equal
+// to 0.0: the order of src/backend/cpu/sort.cpp.
+//
+// Every value maps to an unsigned key (32 bits; 64 for f64/i64) whose integer
+// order is the wanted order (descending inverts it; NaN maps to the largest key in
+// both orders). Rows are padded to a power of two P with (largest key, index >= n)
+// and sorted as (key, index) pairs by a bitonic network, so ties resolve by index:
+// exactly the stable order.
+//  - argsort_local_{dtype}: sorts chunks of L = min(P, 4096) pairs in shared
+//    memory (dynamic: L * (key + 4) bytes <= 48 KiB). With the input pointer set
+//    it builds keys from the values; with the output pointer set (P == L) it
+//    writes the indices straight out: a row that fits is sorted in one launch.
+//  - longer rows: argsort_init_{dtype} writes keys to scratch, the local kernel
+//    sorts chunks, then for each merge size k > L the steps j >= L run as
+//    argsort_step_{dtype} launches over global memory and the steps j < L as one
+//    local launch; argsort_finish copies the first n indices of each row out.
+#include "common.cuh"
+
+namespace wk {
+
+template <class T>
+struct KeyOf {
+  using type = uint32_t;
+};
+template <>
+struct KeyOf<double> {
+  using type = uint64_t;
+};
+template <>
+struct KeyOf<int64_t> {
+  using type = uint64_t;
+};
+template <class T>
+using key_t = typename KeyOf<T>::type;
+
+template <class T>
+__device__ __forceinline__ key_t<T> sort_key(T x, bool asc) {
+  using K = key_t<T>;
+  constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
+  K k;
+  if constexpr (!is_floating_v<T>) {
+    if constexpr (is_signed_v<T>) {
+      k = K(x) ^ (K(1) << (sizeof(T) * 8 - 1));
+      if constexpr (sizeof(T) < sizeof(K)) k &= (K(1) << (sizeof(T) * 8)) - 1;
+    } else {
+      k = K(x);
+    }
+  } else if constexpr (sizeof(K) == 8) {
+    double f = to_c(x);
+    if (f != f) return ~K(0);
+    if (f == 0.0) f = 0.0;
+    const K bits = K(__double_as_longlong(f));
+    k = (bits & kSign) ? ~bits : bits | kSign;
+  } else {
+    float f = to_c(x);
+    if (f != f) return ~K(0);
+    if (f == 0.0f) f = 0.0f;
+    const K bits = __float_as_uint(f);
+    k = (bits & kSign) ? ~bits : bits | kSign;
+  }
+  return asc ? k : ~k;
+}
+
+template <class K>
+__device__ __forceinline__ bool pair_less(K ka, uint32_t ia, K kb, uint32_t ib) {
+  return ka < kb || (ka == kb && ia < ib);
+}
+
+// One compare-exchange of the bitonic network at (global in-row) position i with
+// partner i + j for merge size k.
+template <class K>
+__device__ __forceinline__ void cmp_swap(K* keys, uint32_t* idx, size_t a, size_t b, bool up) {
+  const K ka = keys[a], kb = keys[b];
+  const uint32_t ia = idx[a], ib = idx[b];
+  if (pair_less(kb, ib, ka, ia) == up) {
+    keys[a] = kb;
+    keys[b] = ka;
+    idx[a] = ib;
+    idx[b] = ia;
+  }
+}
+
+// Block per chunk of L pairs (chunk c of row r covers in-row positions [c*L, c*L+L)).
+// Runs merge sizes k = k_start, 2*k_start, ..., k_end; for each, steps j from
+// min(k, L)/2 down to 1.
+template <class T>
+__device__ void argsort_local(size_t rows, size_t n, size_t P, size_t L, size_t k_start, size_t k_end,
+                              bool asc, const T* x, key_t<T>* g_keys, uint32_t* g_idx, uint32_t* out) {
+  using K = key_t<T>;
+  extern __shared__ uint4 smem[];
+  K* keys = reinterpret_cast<K*>(smem);
+  uint32_t* idx = reinterpret_cast<uint32_t*>(keys + L);
+  const size_t chunks = P / L;
+  for (size_t blk = blockIdx.x; blk < rows * chunks; blk += gridDim.x) {
+    const size_t r = blk / chunks, base = (blk - r * chunks) * L;
+    for (size_t i = threadIdx.x; i < L; i += blockDim.x) {
+      const size_t gi = base + i;
+      if (x) {
+        keys[i] = gi < n ? sort_key(x[r * n + gi], asc) : ~K(0);
+        idx[i] = uint32_t(gi);
+      } else {
+        keys[i] = g_keys[r * P + gi];
+        idx[i] = g_idx[r * P + gi];
+      }
+    }
+    __syncthreads();
+    for (size_t k = k_start; k <= k_end; k <<= 1) {
+      for (size_t j = (k < L ? k : L) / 2; j > 0; j >>= 1) {
+        for (size_t t = threadIdx.x; t < L / 2; t += blockDim.x) {
+          const size_t a = (t / j) * 2 * j + (t % j);
+          cmp_swap(keys, idx, a, a + j, ((base + a) & k) == 0);
+        }
+        __syncthreads();
+      }
+    }
+    for (size_t i = threadIdx.x; i < L; i += blockDim.x) {
+      const size_t gi = base + i;
+      if (out) {
+        if (gi < n) out[r * n + gi] = idx[i];
+      } else {
+        g_keys[r * P + gi] = keys[i];
+        g_idx[r * P + gi] = idx[i];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <class T>
+__device__ void argsort_init(size_t rows, size_t n, size_t P, bool asc, const T* x, key_t<T>* keys,
+                             uint32_t* idx) {
+  const size_t total = rows * P;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += size_t(gridDim.x) * blockDim.x) {
+    const size_t r = t / P, i = t - r * P;
+    keys[t] = i < n ? sort_key(x[r * n + i], asc) : ~key_t<T>(0);
+    idx[t] = uint32_t(i);
+  }
+}
+
+template <class K>
+__device__ void argsort_step(size_t rows, size_t P, size_t k, size_t j, K* keys, uint32_t* idx) {
+  const size_t half = P / 2, total = rows * half;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += size_t(gridDim.x) * blockDim.x) {
+    const size_t r = t / half, u = t - r * half;
+    const size_t a = (u / j) * 2 * j + (u % j);
+    cmp_swap(keys + r * P, idx + r * P, a, a + j, (a & k) == 0);
+  }
+}
+
+}  // namespace wk
+
+WICK_KERNEL argsort_finish(size_t rows, size_t n, size_t P, const uint32_t* idx, uint32_t* out) {
+  const size_t total = rows * n;
+  for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += size_t(gridDim.x) * blockDim.x) {
+    const size_t r = t / n, i = t - r * n;
+    out[t] = idx[r * P + i];
+  }
+}
+WICK_KERNEL argsort_step_k32(size_t rows, size_t P, size_t k, size_t j, uint32_t* keys, uint32_t* idx) {
+  wk::argsort_step(rows, P, k, j, keys, idx);
+}
+WICK_KERNEL argsort_step_k64(size_t rows, size_t P, size_t k, size_t j, uint64_t* keys, uint32_t* idx) {
+  wk::argsort_step(rows, P, k, j, keys, idx);
+}
+
+#define SORT_OPS(T, SFX)                                                                                   \
+  WICK_KERNEL argsort_local_##SFX(size_t rows, size_t n, size_t P, size_t L, size_t k_start, size_t k_end, \
+                                  size_t asc, const T* x, wk::key_t<T>* keys, uint32_t* idx,               \
+                                  uint32_t* out) {                                                         \
+    wk::argsort_local<T>(rows, n, P, L, k_start, k_end, asc != 0, x, keys, idx, out);                      \
+  }                                                                                                        \
+  WICK_KERNEL argsort_init_##SFX(size_t rows, size_t n, size_t P, size_t asc, const T* x,                  \
+                                 wk::key_t<T>* keys, uint32_t* idx) {                                      \
+    wk::argsort_init<T>(rows, n, P, asc != 0, x, keys, idx);                                               \
+  }
+
+SORT_OPS(uint8_t, u8)
+SORT_OPS(uint32_t, u32)
+SORT_OPS(int32_t, i32)
+SORT_OPS(int64_t, i64)
+SORT_OPS(wk::f16s, f16)
+SORT_OPS(wk::bf16s, bf16)
+SORT_OPS(float, f32)
+SORT_OPS(double, f64)

@@ -1,0 +1,99 @@
+// Entry points of the fused nn ops (kernels/nn.cu): softmax / log-softmax over the
+// last dim, rms_norm, layer_norm (one block per row), rope in its three layouts.
+//
+// Row block size: the smallest power of two >= cols / 8, at least one wave and at
+// most 512 threads; every row of up to 512 * kCache (32) = 16384 columns then
+// stays in registers between its reduction and its output pass.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backend/dispatch.h"
+#include "backend/gpu/gpu_ops.h"
+
+namespace wick::gpu {
+
+namespace {
+
+unsigned row_block(const GpuDevice& dev, size_t cols) {
+  size_t b = wave_size(dev);
+  while (b < 512 && b * 8 < cols) b <<= 1;
+  return unsigned(b);
+}
+
+unsigned row_grid(size_t rows) { return unsigned(std::min<size_t>(rows, size_t(1) << 20)); }
+
+void check_float(DType dt, const char* op) {
+  dispatch_dtype<kFloatDTypes>(dt, op, []<class T>() {});
+}
+
+}  // namespace
+
+StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
+  const char* op = log ? "log_softmax_last_dim" : "softmax_last_dim";
+  check_float(dtype_, op);
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto out = gpu_alloc(dev_, n, dtype_);
+  if (n == 0) return out;
+  const void* x = at(l.start_offset());
+  void* y = out->raw();
+  void* args[] = {&rows, &cols, &x, &y};
+  dev_.launch(kname(log ? "log_softmax" : "softmax", dtype_), Module::Nn, dim3(row_grid(rows)),
+              dim3(row_block(dev_, cols)), args);
+  return out;
+}
+
+StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
+                                float eps) const {
+  check_float(dtype_, "rms_norm");
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto out = gpu_alloc(dev_, n, dtype_);
+  if (n == 0) return out;
+  std::shared_ptr<GpuStorage> keep;
+  const void* a = alpha ? contiguous_data(of(*alpha), *alpha_l, keep) : nullptr;
+  const void* x = at(l.start_offset());
+  void* y = out->raw();
+  void* args[] = {&rows, &cols, &x, &a, &y, &eps};
+  dev_.launch(kname("rms_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
+  return out;
+}
+
+StoragePtr GpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
+                                  const BackendStorage* beta, const Layout* beta_l, float eps) const {
+  check_float(dtype_, "layer_norm");
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto out = gpu_alloc(dev_, n, dtype_);
+  if (n == 0) return out;
+  std::shared_ptr<GpuStorage> keep_a, keep_b;
+  const void* a = alpha ? contiguous_data(of(*alpha), *alpha_l, keep_a) : nullptr;
+  const void* b = beta ? contiguous_data(of(*beta), *beta_l, keep_b) : nullptr;
+  const void* x = at(l.start_offset());
+  void* y = out->raw();
+  void* args[] = {&rows, &cols, &x, &a, &b, &y, &eps};
+  dev_.launch(kname("layer_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)),
+              args);
+  return out;
+}
+
+StoragePtr GpuStorage::rope(RopeKind kind, const Layout& l, const BackendStorage& cos_s, const Layout& cos_l,
+                            const BackendStorage& sin_s, const Layout& sin_l) const {
+  check_float(dtype_, "rope");
+  const auto& d = l.dims();  // (B,H,T,D), or (B,T,H,D) for Thd
+  size_t n = l.elem_count(), dd = d[3], half = dd / 2;
+  size_t t = kind == RopeKind::Thd ? d[1] : d[2], h = kind == RopeKind::Thd ? d[2] : d[1];
+  size_t t_table = cos_l.dims()[cos_l.rank() - 2];
+  size_t batch_stride = cos_l.rank() == 3 ? t_table * half : 0;
+  auto out = gpu_alloc(dev_, n, dtype_);
+  if (n == 0 || half == 0) return out;
+  std::shared_ptr<GpuStorage> keep_c, keep_s;
+  const void* c = contiguous_data(of(cos_s), cos_l, keep_c);
+  const void* s = contiguous_data(of(sin_s), sin_l, keep_s);
+  const void* x = at(l.start_offset());
+  void* y = out->raw();
+  size_t k = kind == RopeKind::HalfSplit ? 0 : kind == RopeKind::Interleaved ? 1 : 2;
+  void* args[] = {&k, &n, &h, &t, &dd, &batch_stride, &x, &c, &s, &y};
+  dev_.launch(kname("rope", dtype_), Module::Nn, dim3(dev_.grid_for(n / 2)), dim3(dev_.block_size()), args);
+  return out;
+}
+
+}  // namespace wick::gpu
