@@ -120,6 +120,15 @@ TEST(Cli, AnAbsentDeviceIsAUsageError) {
   EXPECT_TRUE(contains(r.out, "gpu:63 is not present")) << r.out;
 }
 
+TEST(Cli, FileCommandsAreWiredAndReportAMissingFile) {
+  CliRun r = run_cli("inspect /nonexistent/model.gguf", true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "[inspect] /nonexistent/model.gguf: cannot open")) << r.out;
+  CliRun h = run_cli("--help");
+  for (const char* sub : {"devices", "check", "bench", "inspect", "quantize", "export"})
+    EXPECT_TRUE(contains(h.out, sub)) << sub << "\n" << h.out;
+}
+
 TEST(Cli, NoSubcommandIsAUsageError) {
   CliRun r = run_cli("", true);
   EXPECT_NE(r.status, 0) << r.out;

@@ -2,19 +2,15 @@
 //   wick devices [--json]                     CPU, SIMD, BLAS, GPU backends and GPUs
 //   wick check [--device D]... [--family F]... [--json] [--verbose] [--list] [--seed N]
 //   wick bench [--device D] [--family F]... [--json] [--min-time S] [--min-repeats N] [--seed N]
-//   wick inspect FILE [--json] | quantize IN OUT TYPE | export FILE TENSOR OUT   (GGUF files)
+//   wick inspect FILE [--json] | quantize IN OUT TYPE | export FILE TENSOR OUT   (GGUF, safetensors)
 // Exit status: 0 success, 1 a failed check or a benchmark that could not run, 2 bad usage.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 
+#include "cmd_files.h"
 #include "commands.h"
 #include "wick/error.h"
-
-#if __has_include("cmd_files.h")
-#include "cmd_files.h"
-#define WICK_CLI_HAS_FILE_COMMANDS 1
-#endif
 
 int main(int argc, char** argv) {
   using namespace wick::cli;
@@ -50,21 +46,21 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   bch->add_option("--seed", bench.seed, "seed of the random inputs");
 
-#ifdef WICK_CLI_HAS_FILE_COMMANDS
   std::string in_file, out_file, qtype, tensor_name;
   bool inspect_json = false;
-  auto* inspect = app.add_subcommand("inspect", "list the metadata and tensors of a GGUF file");
-  inspect->add_option("file", in_file, "GGUF file")->required();
+  auto* inspect = app.add_subcommand("inspect", "metadata and tensor table of a GGUF or safetensors file");
+  inspect->add_option("file", in_file, "GGUF or safetensors file")->required();
   inspect->add_flag("--json", inspect_json, "machine-readable output");
-  auto* quantize = app.add_subcommand("quantize", "quantize the tensors of a GGUF file");
-  quantize->add_option("in", in_file, "input GGUF file")->required();
+  auto* quantize = app.add_subcommand(
+      "quantize", "re-quantize the matrices of a GGUF or safetensors file into a GGUF file");
+  quantize->add_option("in", in_file, "input GGUF or safetensors file")->required();
   quantize->add_option("out", out_file, "output GGUF file")->required();
   quantize->add_option("type", qtype, "target type (q4_0, q8_0, q4_k, ...)")->required();
-  auto* exp = app.add_subcommand("export", "write one tensor of a GGUF file to a .npy file");
-  exp->add_option("file", in_file, "GGUF file")->required();
+  auto* exp =
+      app.add_subcommand("export", "one tensor of a GGUF or safetensors file, dequantized, as a .npy file");
+  exp->add_option("file", in_file, "GGUF or safetensors file")->required();
   exp->add_option("tensor", tensor_name, "tensor name")->required();
   exp->add_option("out", out_file, "output .npy file")->required();
-#endif
 
   CLI11_PARSE(app, argc, argv);
 
@@ -72,11 +68,9 @@ int main(int argc, char** argv) {
     if (devices->parsed()) return cmd_devices(devices_json);
     if (chk->parsed()) return cmd_check(check);
     if (bch->parsed()) return cmd_bench(bench);
-#ifdef WICK_CLI_HAS_FILE_COMMANDS
     if (inspect->parsed()) return cmd_inspect(in_file, inspect_json);
     if (quantize->parsed()) return cmd_quantize(in_file, out_file, qtype);
     if (exp->parsed()) return cmd_export(in_file, tensor_name, out_file);
-#endif
   } catch (const wick::Error& e) {
     fmt::print(stderr, "wick: {}\n", e.what());
     return 2;
