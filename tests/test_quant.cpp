@@ -471,6 +471,28 @@ TEST(QMatmul, MatchesFloat64OfDequantizedOperands) {
   }
 }
 
+TEST(QMatmul, EqualsRowByRowVecDotExactly) {
+  // the batched kernel must give each output exactly what a single-row vec_dot gives
+  const size_t m = 5, n = 3, k = 768;
+  auto xv = synthetic(0.7f, m * k), wv = synthetic(2.0f, n * k);
+  Tensor x = Tensor::from_vector(xv, Shape{m, k});
+  for (GgmlType t : kAllGgmlTypes) {
+    if (t == GgmlType::Q8_K) continue;
+    QTensor w = QTensor::quantize(Tensor::from_vector(wv, Shape{n, k}), t);
+    const auto wb = w.to_host_bytes();
+    const GgmlType at = ggml_vec_dot_type(t);
+    const size_t arow = ggml_row_size(at, k), wrow = ggml_row_size(t, k);
+    auto out = qmatmul(x, w).to_vector<float>();
+    for (size_t i = 0; i < m; ++i) {
+      std::vector<uint8_t> a(arow);
+      q::quantize_row(at, xv.data() + i * k, a.data(), k);
+      for (size_t j = 0; j < n; ++j) {
+        ASSERT_EQ(out[i * n + j], q::vec_dot(t, k, wb.data() + j * wrow, a.data())) << ggml_type_name(t);
+      }
+    }
+  }
+}
+
 TEST(QMatmul, BatchDimsAndErrors) {
   auto wv = synthetic(0.3f, 4 * 64);
   QTensor w = QTensor::quantize(Tensor::from_vector(wv, Shape{4, 64}), GgmlType::Q8_0);

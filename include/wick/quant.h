@@ -64,6 +64,10 @@ void quantize_row(GgmlType t, const float* x, void* y, size_t n);
 void dequantize_row(GgmlType t, const void* x, float* y, size_t n);
 // Dot product of a row of type t with a row of ggml_vec_dot_type(t), n elements.
 float vec_dot(GgmlType t, size_t n, const void* w, const void* act);
+// One weight row against n_acts activation rows stored back to back (each
+// ggml_row_size(ggml_vec_dot_type(t), n) bytes): out[r] = vec_dot(t, n, w, act_r),
+// bit for bit, with each weight block unpacked once for all rows.
+void vec_dot_rows(GgmlType t, size_t n, const void* w, const void* acts, size_t n_acts, float* out);
 }  // namespace quant
 
 class QTensor {

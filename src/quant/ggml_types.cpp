@@ -33,7 +33,8 @@ struct TypeTraits {
   GgmlType vec_dot_type;
   void (*quantize)(const float*, void*, size_t);
   void (*dequantize)(const void*, float*, size_t);
-  float (*vec_dot)(size_t, const void*, const void*);
+  // one weight row against n_act activation rows (back to back): out[r] = w . act_r
+  void (*vec_dot)(size_t n, const void* w, const void* act, size_t n_act, float* out);
 };
 
 // Adapts a typed block kernel to the void* table signature.
@@ -45,9 +46,9 @@ template <class B, void (*F)(const B*, float*, size_t)>
 void dq_fn(const void* x, float* y, size_t n) {
   F(static_cast<const B*>(x), y, n);
 }
-template <class B, class A, float (*F)(size_t, const B*, const A*)>
-float dot_fn(size_t n, const void* x, const void* y) {
-  return F(n, static_cast<const B*>(x), static_cast<const A*>(y));
+template <class B, class A, void (*F)(size_t, const B*, const A*, size_t, float*)>
+void dot_fn(size_t n, const void* x, const void* y, size_t ny, float* s) {
+  F(n, static_cast<const B*>(x), static_cast<const A*>(y), ny, s);
 }
 
 void q_f32(const float* x, void* y, size_t n) { std::memcpy(y, x, n * 4); }
@@ -69,11 +70,14 @@ void dq_bf16(const void* x, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = bf16_bits_to_f32(h[i]);
 }
 // Float rows accumulate in double (as ggml does for f16 dots).
-template <float (*Load)(const void*, size_t)>
-float dot_float(size_t n, const void* x, const void* y) {
-  double s = 0;
-  for (size_t i = 0; i < n; ++i) s += double(Load(x, i)) * double(Load(y, i));
-  return float(s);
+template <float (*Load)(const void*, size_t), size_t kBytes>
+void dot_float(size_t n, const void* x, const void* y, size_t ny, float* out) {
+  for (size_t r = 0; r < ny; ++r) {
+    const void* yr = static_cast<const uint8_t*>(y) + r * n * kBytes;
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += double(Load(x, i)) * double(Load(yr, i));
+    out[r] = float(s);
+  }
 }
 float load_f32(const void* p, size_t i) { return static_cast<const float*>(p)[i]; }
 float load_f16(const void* p, size_t i) { return f16_bits_to_f32(static_cast<const uint16_t*>(p)[i]); }
@@ -81,8 +85,8 @@ float load_bf16(const void* p, size_t i) { return bf16_bits_to_f32(static_cast<c
 
 using namespace quant;
 const std::array<TypeTraits, 15> kTraits = {{
-    {GgmlType::F32, "f32", 1, 4, GgmlType::F32, q_f32, dq_f32, dot_float<load_f32>},
-    {GgmlType::F16, "f16", 1, 2, GgmlType::F16, q_f16, dq_f16, dot_float<load_f16>},
+    {GgmlType::F32, "f32", 1, 4, GgmlType::F32, q_f32, dq_f32, dot_float<load_f32, 4>},
+    {GgmlType::F16, "f16", 1, 2, GgmlType::F16, q_f16, dq_f16, dot_float<load_f16, 2>},
     {GgmlType::Q4_0, "q4_0", 32, sizeof(BlockQ4_0), GgmlType::Q8_0, q_fn<BlockQ4_0, quantize_q4_0>,
      dq_fn<BlockQ4_0, dequantize_q4_0>, dot_fn<BlockQ4_0, BlockQ8_0, vec_dot_q4_0_q8_0>},
     {GgmlType::Q4_1, "q4_1", 32, sizeof(BlockQ4_1), GgmlType::Q8_1, q_fn<BlockQ4_1, quantize_q4_1>,
@@ -107,7 +111,7 @@ const std::array<TypeTraits, 15> kTraits = {{
      dq_fn<BlockQ6_K, dequantize_q6_k>, dot_fn<BlockQ6_K, BlockQ8_K, vec_dot_q6_k_q8_k>},
     {GgmlType::Q8_K, "q8_K", 256, sizeof(BlockQ8_K), GgmlType::Q8_K, q_fn<BlockQ8_K, quantize_q8_k>,
      dq_fn<BlockQ8_K, dequantize_q8_k>, dot_fn<BlockQ8_K, BlockQ8_K, vec_dot_q8_k_q8_k>},
-    {GgmlType::BF16, "bf16", 1, 2, GgmlType::BF16, q_bf16, dq_bf16, dot_float<load_bf16>},
+    {GgmlType::BF16, "bf16", 1, 2, GgmlType::BF16, q_bf16, dq_bf16, dot_float<load_bf16, 2>},
 }};
 static_assert(std::size(kAllGgmlTypes) == kTraits.size(), "one traits row per GgmlType");
 
@@ -180,11 +184,16 @@ void dequantize_row(GgmlType t, const void* x, float* y, size_t n) {
   tr.dequantize(x, y, n);
 }
 
-float vec_dot(GgmlType t, size_t n, const void* w, const void* act) {
+void vec_dot_rows(GgmlType t, size_t n, const void* w, const void* acts, size_t n_acts, float* out) {
   const TypeTraits& tr = traits(t);
   check_row(tr, n, "vec_dot");
-  if (traits(tr.vec_dot_type).block > 1) check_row(traits(tr.vec_dot_type), n, "vec_dot");
-  return tr.vec_dot(n, w, act);
+  tr.vec_dot(n, w, acts, n_acts, out);
+}
+
+float vec_dot(GgmlType t, size_t n, const void* w, const void* act) {
+  float s;
+  vec_dot_rows(t, n, w, act, 1, &s);
+  return s;
 }
 
 }  // namespace quant

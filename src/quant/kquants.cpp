@@ -589,108 +589,113 @@ inline int dot_i8(const int8_t* a, const int8_t* b, int n) {
 
 }  // namespace
 
-float vec_dot_q2_k_q8_k(size_t n, const BlockQ2_K* x, const BlockQ8_K* y) {
-  float sumf = 0;
+void vec_dot_q2_k_q8_k(size_t n, const BlockQ2_K* x, const BlockQ8_K* y, size_t ny, float* s) {
   int8_t q[kQK_K];
-  for (size_t i = 0; i < n / kQK_K; ++i) {
-    unpack_2bit(x[i].qs, q);
-    int summs = 0, isum = 0;
-    for (int s = 0; s < 16; ++s) {
-      summs += (x[i].scales[s] >> 4) * y[i].bsums[s];
-      isum += (x[i].scales[s] & 0xF) * dot_i8(q + 16 * s, y[i].qs + 16 * s, 16);
-    }
-    const float dall = y[i].d * h2f(x[i].d), dmin = y[i].d * h2f(x[i].dmin);
-    sumf += dall * float(isum) - dmin * float(summs);
-  }
-  return sumf;
+  dot_rows(
+      n / kQK_K, y, ny, s, [&](size_t i) { unpack_2bit(x[i].qs, q); },
+      [&](size_t i, const BlockQ8_K& b) {
+        int summs = 0, isum = 0;
+        for (int j = 0; j < 16; ++j) {
+          summs += (x[i].scales[j] >> 4) * b.bsums[j];
+          isum += (x[i].scales[j] & 0xF) * dot_i8(q + 16 * j, b.qs + 16 * j, 16);
+        }
+        const float dall = b.d * h2f(x[i].d), dmin = b.d * h2f(x[i].dmin);
+        return dall * float(isum) - dmin * float(summs);
+      });
 }
 
-float vec_dot_q3_k_q8_k(size_t n, const BlockQ3_K* x, const BlockQ8_K* y) {
-  float sumf = 0;
+void vec_dot_q3_k_q8_k(size_t n, const BlockQ3_K* x, const BlockQ8_K* y, size_t ny, float* s) {
   int8_t q[kQK_K];
-  for (size_t i = 0; i < n / kQK_K; ++i) {
-    unpack_2bit(x[i].qs, q);
-    // a clear high bit (bit e/32 of hmask[e%32]) means q - 4
-    for (int g = 0; g < 8; ++g) {
-      for (int l = 0; l < 32; ++l)
-        q[32 * g + l] = int8_t(q[32 * g + l] - (((x[i].hmask[l] >> g) & 1) ? 0 : 4));
-    }
-    int isum = 0;
-    for (int s = 0; s < 16; ++s) isum += q3k_scale(x[i].scales, s) * dot_i8(q + 16 * s, y[i].qs + 16 * s, 16);
-    sumf += y[i].d * h2f(x[i].d) * float(isum);
-  }
-  return sumf;
+  int sc[16];
+  dot_rows(
+      n / kQK_K, y, ny, s,
+      [&](size_t i) {
+        unpack_2bit(x[i].qs, q);
+        // a clear high bit (bit e/32 of hmask[e%32]) means q - 4
+        for (int g = 0; g < 8; ++g) {
+          for (int l = 0; l < 32; ++l)
+            q[32 * g + l] = int8_t(q[32 * g + l] - (((x[i].hmask[l] >> g) & 1) ? 0 : 4));
+        }
+        for (int j = 0; j < 16; ++j) sc[j] = q3k_scale(x[i].scales, j);
+      },
+      [&](size_t i, const BlockQ8_K& b) {
+        int isum = 0;
+        for (int j = 0; j < 16; ++j) isum += sc[j] * dot_i8(q + 16 * j, b.qs + 16 * j, 16);
+        return b.d * h2f(x[i].d) * float(isum);
+      });
 }
 
 namespace {
+// Q4_K and Q5_K (kFifthBit): 8 sub-blocks of 32 with 6-bit scales and mins.
 template <bool kFifthBit, class Block>
-float vec_dot_k4(size_t n, const Block* x, const BlockQ8_K* y, const uint8_t* (*qh_of)(const Block&)) {
-  float sumf = 0;
+void vec_dot_k4(size_t n, const Block* x, const BlockQ8_K* y, size_t ny, float* s,
+                const uint8_t* (*qh_of)(const Block&)) {
   int8_t q[kQK_K];
-  for (size_t i = 0; i < n / kQK_K; ++i) {
-    unpack_4bit(x[i].qs, q);
-    if constexpr (kFifthBit) {
-      const uint8_t* qh = qh_of(x[i]);
-      for (int c = 0; c < 4; ++c) {
-        for (int l = 0; l < 32; ++l) {
-          q[64 * c + l] = int8_t(q[64 * c + l] + (((qh[l] >> (2 * c)) & 1) << 4));
-          q[64 * c + 32 + l] = int8_t(q[64 * c + 32 + l] + (((qh[l] >> (2 * c + 1)) & 1) << 4));
+  uint8_t sc[8], mn[8];
+  dot_rows(
+      n / kQK_K, y, ny, s,
+      [&](size_t i) {
+        unpack_4bit(x[i].qs, q);
+        if constexpr (kFifthBit) {
+          const uint8_t* qh = qh_of(x[i]);
+          for (int c = 0; c < 4; ++c) {
+            for (int l = 0; l < 32; ++l) {
+              q[64 * c + l] = int8_t(q[64 * c + l] + (((qh[l] >> (2 * c)) & 1) << 4));
+              q[64 * c + 32 + l] = int8_t(q[64 * c + 32 + l] + (((qh[l] >> (2 * c + 1)) & 1) << 4));
+            }
+          }
         }
-      }
-    }
-    int isum = 0, summs = 0;
-    for (int s = 0; s < 8; ++s) {
-      uint8_t sc, m;
-      get_scale_min_k4(s, x[i].scales, sc, m);
-      summs += m * (y[i].bsums[2 * s] + y[i].bsums[2 * s + 1]);
-      isum += sc * dot_i8(q + 32 * s, y[i].qs + 32 * s, 32);
-    }
-    sumf += y[i].d * h2f(x[i].d) * float(isum) - y[i].d * h2f(x[i].dmin) * float(summs);
-  }
-  return sumf;
+        for (int j = 0; j < 8; ++j) get_scale_min_k4(j, x[i].scales, sc[j], mn[j]);
+      },
+      [&](size_t i, const BlockQ8_K& b) {
+        int isum = 0, summs = 0;
+        for (int j = 0; j < 8; ++j) {
+          summs += mn[j] * (b.bsums[2 * j] + b.bsums[2 * j + 1]);
+          isum += sc[j] * dot_i8(q + 32 * j, b.qs + 32 * j, 32);
+        }
+        return b.d * h2f(x[i].d) * float(isum) - b.d * h2f(x[i].dmin) * float(summs);
+      });
 }
 const uint8_t* no_qh(const BlockQ4_K&) { return nullptr; }
 const uint8_t* q5k_qh(const BlockQ5_K& b) { return b.qh; }
 }  // namespace
 
-float vec_dot_q4_k_q8_k(size_t n, const BlockQ4_K* x, const BlockQ8_K* y) {
-  return vec_dot_k4<false>(n, x, y, no_qh);
+void vec_dot_q4_k_q8_k(size_t n, const BlockQ4_K* x, const BlockQ8_K* y, size_t ny, float* s) {
+  vec_dot_k4<false>(n, x, y, ny, s, no_qh);
 }
 
-float vec_dot_q5_k_q8_k(size_t n, const BlockQ5_K* x, const BlockQ8_K* y) {
-  return vec_dot_k4<true>(n, x, y, q5k_qh);
+void vec_dot_q5_k_q8_k(size_t n, const BlockQ5_K* x, const BlockQ8_K* y, size_t ny, float* s) {
+  vec_dot_k4<true>(n, x, y, ny, s, q5k_qh);
 }
 
-float vec_dot_q6_k_q8_k(size_t n, const BlockQ6_K* x, const BlockQ8_K* y) {
-  float sumf = 0;
+void vec_dot_q6_k_q8_k(size_t n, const BlockQ6_K* x, const BlockQ8_K* y, size_t ny, float* s) {
   int8_t q[kQK_K];
-  for (size_t i = 0; i < n / kQK_K; ++i) {
-    const uint8_t* ql = x[i].ql;
-    const uint8_t* qh = x[i].qh;
-    for (int h = 0; h < 2; ++h) {
-      for (int l = 0; l < 32; ++l) {
-        const uint8_t a = ql[64 * h + l], b = ql[64 * h + 32 + l], hi = qh[32 * h + l];
-        q[128 * h + l] = int8_t(((a & 0xF) | ((hi & 3) << 4)) - 32);
-        q[128 * h + 32 + l] = int8_t(((b & 0xF) | (((hi >> 2) & 3) << 4)) - 32);
-        q[128 * h + 64 + l] = int8_t(((a >> 4) | (((hi >> 4) & 3) << 4)) - 32);
-        q[128 * h + 96 + l] = int8_t(((b >> 4) | (((hi >> 6) & 3) << 4)) - 32);
-      }
-    }
-    int isum = 0;
-    for (int s = 0; s < 16; ++s) isum += x[i].scales[s] * dot_i8(q + 16 * s, y[i].qs + 16 * s, 16);
-    sumf += y[i].d * h2f(x[i].d) * float(isum);
-  }
-  return sumf;
+  dot_rows(
+      n / kQK_K, y, ny, s,
+      [&](size_t i) {
+        const uint8_t* ql = x[i].ql;
+        const uint8_t* qh = x[i].qh;
+        for (int h = 0; h < 2; ++h) {
+          for (int l = 0; l < 32; ++l) {
+            const uint8_t a = ql[64 * h + l], c = ql[64 * h + 32 + l], hi = qh[32 * h + l];
+            q[128 * h + l] = int8_t(((a & 0xF) | ((hi & 3) << 4)) - 32);
+            q[128 * h + 32 + l] = int8_t(((c & 0xF) | (((hi >> 2) & 3) << 4)) - 32);
+            q[128 * h + 64 + l] = int8_t(((a >> 4) | (((hi >> 4) & 3) << 4)) - 32);
+            q[128 * h + 96 + l] = int8_t(((c >> 4) | (((hi >> 6) & 3) << 4)) - 32);
+          }
+        }
+      },
+      [&](size_t i, const BlockQ8_K& b) {
+        int isum = 0;
+        for (int j = 0; j < 16; ++j) isum += x[i].scales[j] * dot_i8(q + 16 * j, b.qs + 16 * j, 16);
+        return b.d * h2f(x[i].d) * float(isum);
+      });
 }
 
-float vec_dot_q8_k_q8_k(size_t n, const BlockQ8_K* x, const BlockQ8_K* y) {
-  float sumf = 0;
-  for (size_t i = 0; i < n / kQK_K; ++i) {
-    int isum = 0;
-    for (int j = 0; j < kQK_K; ++j) isum += x[i].qs[j] * y[i].qs[j];
-    sumf += x[i].d * y[i].d * float(isum);
-  }
-  return sumf;
+void vec_dot_q8_k_q8_k(size_t n, const BlockQ8_K* x, const BlockQ8_K* y, size_t ny, float* s) {
+  dot_rows(
+      n / kQK_K, y, ny, s, [](size_t) {},
+      [&](size_t i, const BlockQ8_K& b) { return x[i].d * b.d * float(dot_i8(x[i].qs, b.qs, kQK_K)); });
 }
 
 }  // namespace wick::quant

@@ -156,13 +156,13 @@ Tensor qmatmul(const Tensor& x, const QTensor& w) {
   });
   const uint8_t* wb = cpu_bytes(w.bytes());
   std::vector<float> out(m * n);
-  // Threads split the weight rows: each weight row is read once per thread and
-  // dotted against every activation row while it is in cache.
+  // Threads split the weight rows; each weight row is unpacked once per block and
+  // dotted with every activation row (m rows of k bytes stay in cache).
   cpu::parallel_for(n, 8, [&](size_t b, size_t e) {
+    std::vector<float> col(m);
     for (size_t j = b; j < e; ++j) {
-      const uint8_t* wr = wb + j * w_row;
-      for (size_t i = 0; i < m; ++i)
-        out[i * n + j] = quant::vec_dot(w.type(), k, wr, act.data() + i * act_row);
+      quant::vec_dot_rows(w.type(), k, wb + j * w_row, act.data(), m, col.data());
+      for (size_t i = 0; i < m; ++i) out[i * n + j] = col[i];
     }
   });
   Tensor t = Tensor::from_vector(out, Shape(out_dims), x.device());

@@ -230,60 +230,48 @@ inline int dot32(const int8_t* a, const int8_t* b) {
 }
 }  // namespace
 
-float vec_dot_q4_0_q8_0(size_t n, const BlockQ4_0* x, const BlockQ8_0* y) {
-  float sumf = 0;
+void vec_dot_q4_0_q8_0(size_t n, const BlockQ4_0* x, const BlockQ8_0* y, size_t ny, float* s) {
   int8_t q[32];
-  for (size_t i = 0; i < n / kQK8_0; ++i) {
-    unpack_nibbles(x[i].qs, q, 8);
-    sumf += float(dot32(q, y[i].qs)) * h2f(x[i].d) * h2f(y[i].d);
-  }
-  return sumf;
+  dot_rows(
+      n / kQK8_0, y, ny, s, [&](size_t i) { unpack_nibbles(x[i].qs, q, 8); },
+      [&](size_t i, const BlockQ8_0& b) { return float(dot32(q, b.qs)) * h2f(x[i].d) * h2f(b.d); });
 }
 
-float vec_dot_q4_1_q8_1(size_t n, const BlockQ4_1* x, const BlockQ8_1* y) {
-  float sumf = 0;
+void vec_dot_q4_1_q8_1(size_t n, const BlockQ4_1* x, const BlockQ8_1* y, size_t ny, float* s) {
   int8_t q[32];
-  for (size_t i = 0; i < n / kQK8_1; ++i) {
-    unpack_nibbles(x[i].qs, q, 0);
-    sumf += (h2f(x[i].d) * h2f(y[i].d)) * float(dot32(q, y[i].qs)) + h2f(x[i].m) * h2f(y[i].s);
-  }
-  return sumf;
+  dot_rows(
+      n / kQK8_1, y, ny, s, [&](size_t i) { unpack_nibbles(x[i].qs, q, 0); },
+      [&](size_t i, const BlockQ8_1& b) {
+        return (h2f(x[i].d) * h2f(b.d)) * float(dot32(q, b.qs)) + h2f(x[i].m) * h2f(b.s);
+      });
 }
 
-float vec_dot_q5_0_q8_0(size_t n, const BlockQ5_0* x, const BlockQ8_0* y) {
-  float sumf = 0;
+void vec_dot_q5_0_q8_0(size_t n, const BlockQ5_0* x, const BlockQ8_0* y, size_t ny, float* s) {
   int8_t q[32];
-  for (size_t i = 0; i < n / kQK8_0; ++i) {
-    unpack_q5(x[i].qs, x[i].qh, q, 16);
-    sumf += float(dot32(q, y[i].qs)) * h2f(x[i].d) * h2f(y[i].d);
-  }
-  return sumf;
+  dot_rows(
+      n / kQK8_0, y, ny, s, [&](size_t i) { unpack_q5(x[i].qs, x[i].qh, q, 16); },
+      [&](size_t i, const BlockQ8_0& b) { return float(dot32(q, b.qs)) * h2f(x[i].d) * h2f(b.d); });
 }
 
-float vec_dot_q5_1_q8_1(size_t n, const BlockQ5_1* x, const BlockQ8_1* y) {
-  float sumf = 0;
+void vec_dot_q5_1_q8_1(size_t n, const BlockQ5_1* x, const BlockQ8_1* y, size_t ny, float* s) {
   int8_t q[32];
-  for (size_t i = 0; i < n / kQK8_1; ++i) {
-    unpack_q5(x[i].qs, x[i].qh, q, 0);
-    sumf += (h2f(x[i].d) * h2f(y[i].d)) * float(dot32(q, y[i].qs)) + h2f(x[i].m) * h2f(y[i].s);
-  }
-  return sumf;
+  dot_rows(
+      n / kQK8_1, y, ny, s, [&](size_t i) { unpack_q5(x[i].qs, x[i].qh, q, 0); },
+      [&](size_t i, const BlockQ8_1& b) {
+        return (h2f(x[i].d) * h2f(b.d)) * float(dot32(q, b.qs)) + h2f(x[i].m) * h2f(b.s);
+      });
 }
 
-float vec_dot_q8_0_q8_0(size_t n, const BlockQ8_0* x, const BlockQ8_0* y) {
-  float sumf = 0;
-  for (size_t i = 0; i < n / kQK8_0; ++i) {
-    sumf += float(dot32(x[i].qs, y[i].qs)) * (h2f(x[i].d) * h2f(y[i].d));
-  }
-  return sumf;
+void vec_dot_q8_0_q8_0(size_t n, const BlockQ8_0* x, const BlockQ8_0* y, size_t ny, float* s) {
+  dot_rows(
+      n / kQK8_0, y, ny, s, [](size_t) {},
+      [&](size_t i, const BlockQ8_0& b) { return float(dot32(x[i].qs, b.qs)) * (h2f(x[i].d) * h2f(b.d)); });
 }
 
-float vec_dot_q8_1_q8_1(size_t n, const BlockQ8_1* x, const BlockQ8_1* y) {
-  float sumf = 0;
-  for (size_t i = 0; i < n / kQK8_1; ++i) {
-    sumf += float(dot32(x[i].qs, y[i].qs)) * (h2f(x[i].d) * h2f(y[i].d));
-  }
-  return sumf;
+void vec_dot_q8_1_q8_1(size_t n, const BlockQ8_1* x, const BlockQ8_1* y, size_t ny, float* s) {
+  dot_rows(
+      n / kQK8_1, y, ny, s, [](size_t) {},
+      [&](size_t i, const BlockQ8_1& b) { return float(dot32(x[i].qs, b.qs)) * (h2f(x[i].d) * h2f(b.d)); });
 }
 
 }  // namespace wick::quant
