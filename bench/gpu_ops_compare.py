@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Runs the issue-4 GPU op benchmarks (bench/gpu_ops.cpp, BM_GpuOps*) through
+PyTorch on the same GPU and prints one table: wick's and PyTorch's figure
+(TB/s of bytes read + written, or TFLOP/s), wick / PyTorch, the ratio to the
+device-to-device copy of the same run (BM_GpuD2DCopy/f32 from bench/gpu_elementwise.cpp)
+for the bandwidth cases, and each target of the issue with PASS / MISS.
+
+usage: gpu_ops_compare.py WICK_BENCH_JSON [--out results.md]
+TF32 is off on both sides (torch.backends.{cuda.matmul,cudnn}.allow_tf32 = False;
+wick's default, WICK_ALLOW_TF32 unset).
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import torch
+
+SIDE = 16384
+
+
+def time_op(fn, repeat, trials=7):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(trials):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(repeat):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3 / repeat)
+    return statistics.median(times)
+
+
+def cases():
+    """name -> (kind 'bw'|'flops', amount per op, torch fn, repeat, target description, check(w, t, copy))."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    out = {}
+    x = torch.rand(SIDE, SIDE, device=dev, generator=g) * 2 - 1
+    red_bytes = 4 * SIDE * SIDE + 4 * SIDE
+    copy90 = ("0.90 x copy", lambda w, t, c: w >= 0.9 * c)
+    out["BM_GpuOpsReduce/sum"] = ("bw", red_bytes, lambda: x.sum(-1), 10, *copy90)
+    out["BM_GpuOpsReduce/max"] = ("bw", red_bytes, lambda: x.amax(-1), 10, *copy90)
+    out["BM_GpuOpsReduce/argmax"] = ("bw", red_bytes, lambda: x.argmax(-1), 10, *copy90)
+    fused = ("> torch and >= 3.8 TB/s", lambda w, t, c: w > t and w >= 3.8)
+    out["BM_GpuOpsSoftmax/f32"] = ("bw", 8 * SIDE * SIDE, lambda: torch.softmax(x, -1), 10, *fused)
+    alpha = torch.rand(SIDE, device=dev, generator=g) + 0.5
+
+    def rms():
+        if hasattr(torch.nn.functional, "rms_norm"):  # torch >= 2.4
+            return torch.nn.functional.rms_norm(x, (SIDE,), alpha, 1e-5)
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * alpha
+
+    out["BM_GpuOpsRmsNorm/f32"] = ("bw", 8 * SIDE * SIDE + 4 * SIDE, rms, 10, *fused)
+    ids = torch.randint(0, SIDE, (8192,), device=dev, generator=g)
+    notslower = ("not slower than torch", lambda w, t, c: w >= t)
+    out["BM_GpuOpsIndexSelect/f32"] = ("bw", 8 * 8192 * SIDE + 4 * 8192, lambda: x.index_select(0, ids), 10,
+                                       *notslower)
+    xs = torch.rand(4096, 4096, device=dev, generator=g)
+    out["BM_GpuOpsArgsort/f32"] = ("bw", 8 * 4096 * 4096, lambda: torch.argsort(xs, -1, stable=True), 10,
+                                   *notslower)
+    n = 8192
+    ab = torch.rand(n, n, device=dev, generator=g).to(torch.bfloat16)
+    bb = torch.rand(n, n, device=dev, generator=g).to(torch.bfloat16)
+    af = torch.rand(n, n, device=dev, generator=g)
+    bf = torch.rand(n, n, device=dev, generator=g)
+    gemm95 = (">= 0.95 x torch", lambda w, t, c: w >= 0.95 * t)
+    out["BM_GpuOpsMatmul/bf16"] = ("flops", 2.0 * n**3, lambda: ab @ bb, 5, *gemm95)
+    out["BM_GpuOpsMatmul/f32"] = ("flops", 2.0 * n**3, lambda: af @ bf, 5, *gemm95)
+    out["BM_GpuOpsMatmul/f32_portable"] = ("flops", 2.0 * n**3, lambda: af @ bf, 5, "recorded beside cuBLAS",
+                                           lambda w, t, c: True)
+    xc = torch.rand(32, 64, 128, 128, device=dev, generator=g)
+    wc = torch.rand(128, 64, 3, 3, device=dev, generator=g)
+    out["BM_GpuOpsConv2d/f32"] = ("flops", 2.0 * 32 * 128 * 128 * 128 * 64 * 9,
+                                  lambda: torch.nn.functional.conv2d(xc, wc, padding=1), 5, "within 1.5x of torch",
+                                  lambda w, t, c: w >= t / 1.5)
+    return out
+
+
+def wick_results(path):
+    with open(path) as f:
+        data = json.load(f)
+    res = {}
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            continue
+        name = "/".join(b["name"].split("/")[:2])
+        res[name] = b["real_time"] / 1e3  # ms -> s per op
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("wick_json")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    wick = wick_results(args.wick_json)
+    copy_t = wick.get("BM_GpuD2DCopy/f32")
+    copy_bw = (2 * 4 * (1 << 28)) / copy_t / 1e12 if copy_t else float("nan")
+    lines = [
+        f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; TF32 off on both sides; "
+        f"copy = wick's device-to-device copy in this run: {copy_bw:.2f} TB/s (bytes read + written)",
+        "",
+        "| case | unit | wick | torch | wick / torch | wick / copy | target | met |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for name, (kind, amount, fn, repeat, target, check) in cases().items():
+        t_torch = time_op(fn, repeat)
+        t_wick = wick.get(name)
+        unit = "TB/s" if kind == "bw" else "TFLOP/s"
+        w = amount / t_wick / 1e12 if t_wick else float("nan")
+        t = amount / t_torch / 1e12
+        vs_copy = f"{w / copy_bw:.1%}" if kind == "bw" else "-"
+        met = ("PASS" if check(w, t, copy_bw) else "MISS") if t_wick else "no wick figure"
+        lines.append(f"| {name} | {unit} | {w:.3f} | {t:.3f} | {w / t:.2f} | {vs_copy} | {target} | {met} |")
+        print(lines[-1], flush=True)
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+// GPU-only behaviour of the issue-4 ops that the parity harness cannot express:
+// an out-of-range index surfaces as Error(IndexOutOfRange) naming the op at the
+// next synchronization (and the device stays usable), sentinel ids skip, the
+// portable GEMM (WICK_GEMM=portable) against float64 references, and the TF32
+// switch (off by default: full f32 precision). Skips when no GPU is present.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "parity/harness.h"
+#include "wick/tensor.h"
+
+namespace wick {
+namespace {
+
+#define REQUIRE_GPU()                                                                                      \
+  do {                                                                                                     \
+    std::string why_;                                                                                      \
+    if (!parity::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
+  } while (0)
+
+const Device kGpu = Device::gpu(0);
+
+// Runs f, expecting Error(IndexOutOfRange) whose message holds every string of `parts`.
+template <class F>
+void expect_index_error(F&& f, const std::vector<std::string>& parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::IndexOutOfRange) << e.what();
+    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+  }
+}
+
+// The device still computes correctly after an index error.
+void expect_device_usable() {
+  Tensor y = Tensor::full(Scalar(3.0), Shape{5}, DType::F32, kGpu).affine(2.0, 1.0);
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(5, 7.0f));
+}
+
+Tensor src_3x4() {
+  std::vector<float> v(12);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  return Tensor::from_vector(v, Shape{3, 4}, kGpu);
+}
+
+TEST(GpuIndexError, IndexSelectOutOfRangeThrowsAtTheNextReadNamingTheOp) {
+  REQUIRE_GPU();
+  Tensor ids = Tensor::from_vector(std::vector<uint32_t>{0, 7, 1}, Shape{3}, kGpu);
+  Tensor out = src_3x4().index_select(ids, 0);  // launches without synchronizing
+  expect_index_error([&] { (void)out.to_vector<float>(); }, {"[index_select]", "index 7", "size 3"});
+  expect_device_usable();
+}
+
+TEST(GpuIndexError, TheErrorIsReportedOnceAndThenCleared) {
+  REQUIRE_GPU();
+  Tensor ids = Tensor::from_vector(std::vector<int64_t>{3}, Shape{1}, kGpu);
+  Tensor out = src_3x4().index_select(ids, 0);
+  expect_index_error([&] { (void)out.to_vector<float>(); }, {"[index_select]"});
+  // The bad row was not read: its output is zero, and reading it again is fine.
+  EXPECT_EQ(out.to_vector<float>(), std::vector<float>(4, 0.0f));
+}
+
+TEST(GpuIndexError, NegativeI32IdInGatherThrowsAtSynchronize) {
+  REQUIRE_GPU();
+  Tensor ids =
+      Tensor::from_vector(std::vector<int32_t>{0, 1, -1, 2, 0, 0, 0, 0, 0, 0, 0, 0}, Shape{3, 4}, kGpu);
+  Tensor out = src_3x4().gather(ids, 0);
+  expect_index_error([&] { backend_device(kGpu).synchronize(); }, {"[gather]", "index -1"});
+  expect_device_usable();
+}
+
+TEST(GpuIndexError, ScatterAddAndIndexAddNameTheirOps) {
+  REQUIRE_GPU();
+  Tensor dst = Tensor::zeros(Shape{2, 3}, DType::F32, kGpu);
+  Tensor src = Tensor::full(Scalar(1.0), Shape{2, 3}, DType::F32, kGpu);
+  Tensor bad = Tensor::from_vector(std::vector<int64_t>{0, 1, 2, 0, 1, 9}, Shape{2, 3}, kGpu);
+  Tensor sa = dst.scatter_add(bad, src, 1);
+  expect_index_error([&] { (void)sa.to_vector<float>(); }, {"[scatter_add]", "index 9", "size 3"});
+  Tensor ids = Tensor::from_vector(std::vector<uint8_t>{1, 4}, Shape{2}, kGpu);
+  Tensor ia = dst.index_add(ids, Tensor::full(Scalar(1.0), Shape{2, 2}, DType::F32, kGpu), 1);
+  expect_index_error([&] { (void)ia.to_vector<float>(); }, {"[index_add]", "index 4"});
+  expect_device_usable();
+}
+
+TEST(GpuIndexError, OutOfRangeScatterWritesNothingOutsideTheTensor) {
+  REQUIRE_GPU();
+  // dst is a narrowed view of a larger buffer: the guard rows around it must stay 5.
+  Tensor base = Tensor::full(Scalar(5.0), Shape{4, 3}, DType::F32, kGpu);
+  Tensor dst = base.narrow(0, 1, 2).copy();
+  Tensor ids = Tensor::from_vector(std::vector<uint32_t>{1, 0, 2, 100, 1, 0}, Shape{2, 3}, kGpu);
+  Tensor src = Tensor::full(Scalar(1.0), Shape{2, 3}, DType::F32, kGpu);
+  dst.scatter_(ids, src, 0);
+  expect_index_error([&] { (void)dst.to_vector<float>(); }, {"[scatter]", "index 100"});
+  EXPECT_EQ(base.to_vector<float>(), std::vector<float>(12, 5.0f));
+}
+
+TEST(GpuIndexing, SentinelIdsSkipForEveryIdsDType) {
+  REQUIRE_GPU();
+  Tensor src = src_3x4();
+  // [row 2, skip]: hand-computed.
+  std::vector<float> want = {8, 9, 10, 11, 0, 0, 0, 0};
+  EXPECT_EQ(src.index_select(Tensor::from_vector(std::vector<uint8_t>{2, 255}, Shape{2}, kGpu), 0)
+                .to_vector<float>(),
+            want);
+  EXPECT_EQ(src.index_select(Tensor::from_vector(std::vector<uint32_t>{2, 0xffffffffu}, Shape{2}, kGpu), 0)
+                .to_vector<float>(),
+            want);
+  EXPECT_EQ(src.index_select(Tensor::from_vector(std::vector<int32_t>{2, std::numeric_limits<int32_t>::max()},
+                                                 Shape{2}, kGpu),
+                             0)
+                .to_vector<float>(),
+            want);
+  EXPECT_EQ(src.index_select(Tensor::from_vector(std::vector<int64_t>{2, std::numeric_limits<int64_t>::max()},
+                                                 Shape{2}, kGpu),
+                             0)
+                .to_vector<float>(),
+            want);
+}
+
+// --- GEMM --------------------------------------------------------------------------
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+std::vector<double> seq_values(size_t n, double scale, uint64_t salt) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * (double((i * 7919 + salt * 104729) % 201) / 100.0 - 1.0);
+  return v;
+}
+
+// C (b, m, n) = A (b, m, k) x B (b, k, n) in float64 from row-major values.
+std::vector<double> ref_matmul(const std::vector<double>& a, const std::vector<double>& b, size_t batch,
+                               size_t m, size_t n, size_t k) {
+  std::vector<double> c(batch * m * n, 0.0);
+  for (size_t p = 0; p < batch; ++p)
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (size_t q = 0; q < k; ++q) s += a[(p * m + i) * k + q] * b[(p * k + q) * n + j];
+        c[(p * m + i) * n + j] = s;
+      }
+  return c;
+}
+
+double eps_of(DType dt) {
+  return dt == DType::F16    ? 0x1.0p-10
+         : dt == DType::BF16 ? 0x1.0p-7
+         : dt == DType::F32  ? 0x1.0p-23
+                             : 0x1.0p-52;
+}
+
+// The GEMM of (b, m, k) x (b, k, n) on the GPU (rhs given transposed in memory when
+// `rhs_t`) against float64, within the dtype's rounding plus f32 accumulation.
+void check_gemm(DType dt, size_t batch, size_t m, size_t n, size_t k, bool rhs_t) {
+  std::vector<double> a = parity::round_to_dtype(seq_values(batch * m * k, 1.0, 1), dt);
+  std::vector<double> b = parity::round_to_dtype(seq_values(batch * k * n, 1.0, 2), dt);
+  Tensor ta = parity::make_input(a, Shape{batch, m, k}, dt, kGpu, parity::LayoutKind::Contiguous);
+  Tensor tb = parity::make_input(b, Shape{batch, k, n}, dt, kGpu,
+                                 rhs_t ? parity::LayoutKind::Transposed : parity::LayoutKind::Contiguous);
+  Tensor c = ta.matmul(tb).to_dtype(DType::F64);
+  std::vector<double> got = c.to_vector<double>(), want = ref_matmul(a, b, batch, m, n, k);
+  ASSERT_EQ(got.size(), want.size());
+  const double acc = dt == DType::F64 ? 0x1.0p-52 : 0x1.0p-23;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double bound = eps_of(dt) * std::abs(want[i]) + 4 * acc * double(k) + 1e-300;
+    ASSERT_LE(std::abs(got[i] - want[i]), bound) << dtype_name(dt) << " element " << i;
+  }
+}
+
+TEST(GpuGemm, PortableKernelMatchesFloat64ForEveryFloatDType) {
+  REQUIRE_GPU();
+  ScopedEnv env("WICK_GEMM", "portable");
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    check_gemm(dt, 1, 1, 1, 1, false);
+    check_gemm(dt, 2, 33, 65, 17, false);
+    check_gemm(dt, 3, 31, 70, 129, true);
+  }
+}
+
+TEST(GpuGemm, VendorOrDefaultPathMatchesFloat64ForEveryFloatDType) {
+  REQUIRE_GPU();
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    check_gemm(dt, 2, 33, 65, 17, false);
+    check_gemm(dt, 3, 31, 70, 129, true);
+  }
+}
+
+TEST(GpuGemm, PortableKernelHandlesABroadcastBatchOperand) {
+  REQUIRE_GPU();
+  ScopedEnv env("WICK_GEMM", "portable");
+  // (4, 5, 6) x (6, 7): the rhs is shared by every batch.
+  std::vector<double> a = seq_values(4 * 5 * 6, 1.0, 3), b = seq_values(6 * 7, 1.0, 4);
+  Tensor ta = parity::make_input(a, Shape{4, 5, 6}, DType::F32, kGpu, parity::LayoutKind::Contiguous);
+  Tensor tb = parity::make_input(b, Shape{6, 7}, DType::F32, kGpu, parity::LayoutKind::Contiguous);
+  std::vector<float> got = ta.matmul(tb).to_vector<float>();
+  std::vector<double> bb;
+  for (int p = 0; p < 4; ++p) bb.insert(bb.end(), b.begin(), b.end());
+  std::vector<double> want = ref_matmul(a, bb, 4, 5, 7, 6);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+}
+
+// Values 1 + j * 2^-20 need more than TF32's 10 mantissa bits: a TF32 product
+// drops them, a full-f32 GEMM keeps them.
+TEST(GpuGemm, F32UsesFullPrecisionUnlessTf32IsAllowed) {
+  REQUIRE_GPU();
+  const size_t m = 64, n = 64, k = 64;
+  std::vector<float> a(m * k), b(k * n, 1.0f);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + float(i % 7) * 0x1.0p-20f;
+  Tensor ta = Tensor::from_vector(a, Shape{m, k}, kGpu), tb = Tensor::from_vector(b, Shape{k, n}, kGpu);
+  auto max_err = [&](const std::vector<float>& c) {
+    double e = 0;
+    for (size_t i = 0; i < m; ++i) {
+      double want = 0;
+      for (size_t q = 0; q < k; ++q) want += double(a[i * k + q]);
+      for (size_t j = 0; j < n; ++j) e = std::max(e, std::abs(double(c[i * n + j]) - want));
+    }
+    return e;
+  };
+  {
+    ScopedEnv env("WICK_ALLOW_TF32", "0");
+    // f32 accumulation of 64 terms near 1: error a few ulps of 64, far below the
+    // 2^-20 steps TF32 would drop (64 * 3 * 2^-20 ~ 1.8e-4 in the worst row).
+    EXPECT_LT(max_err(ta.matmul(tb).to_vector<float>()), 64 * 0x1.0p-23 * 8);
+  }
+  {
+    ScopedEnv env("WICK_ALLOW_TF32", "1");
+    // Allowed: results stay within TF32's bound (the vendor may or may not use it).
+    EXPECT_LT(max_err(ta.matmul(tb).to_vector<float>()), 64 * 0x1.0p-10);
+  }
+}
+
+}  // namespace
+}  // namespace wick
