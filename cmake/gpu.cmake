@@ -8,13 +8,13 @@
 # Host code (src/backend/gpu/*.cpp) is compiled by the host compiler against
 # cudart or libamdhip64; vendor.h is the only file that tells them apart.
 
-set(WICK_GPU_FAMILIES affine binary cast fill ternary unary reduce sort indexing matmul conv nn)
+set(WICK_GPU_FAMILIES affine binary cast fill ternary unary reduce sort indexing matmul conv nn quantized)
 set(WICK_GPU_DIR ${CMAKE_SOURCE_DIR}/src/backend/gpu)
 file(GLOB WICK_GPU_HOST_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/*.cpp)
 file(GLOB WICK_GPU_KERNEL_HEADERS CONFIGURE_DEPENDS ${WICK_GPU_DIR}/kernels/*.cuh)
 set(WICK_GPU_KERNEL_DEPS ${WICK_GPU_KERNEL_HEADERS} ${WICK_GPU_DIR}/vendor.h
     ${CMAKE_SOURCE_DIR}/src/backend/common/functors.h ${CMAKE_SOURCE_DIR}/src/backend/common/philox.h
-    ${CMAKE_SOURCE_DIR}/src/backend/common/hd.h)
+    ${CMAKE_SOURCE_DIR}/src/backend/common/hd.h ${CMAKE_SOURCE_DIR}/src/quant/blocks.h)
 # f32/f64 results must match the CPU bit for bit where the math is exact (affine,
 # binary): no contraction of a*b+c into fma.
 set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${CMAKE_SOURCE_DIR}/src)

@@ -90,7 +90,7 @@ class QTensor {
   const Tensor& bytes() const { return bytes_; }
   // A host copy of the packed blocks.
   std::vector<uint8_t> to_host_bytes() const;
-  // Dequantized values of shape() on device() (computed on the CPU, then moved).
+  // Dequantized values of shape() on device() (on a GPU by its QUANTIZED kernels).
   Tensor dequantize(DType dtype = DType::F32) const;
   QTensor to_device(Device device) const;
   std::string str() const;  // "QTensor[4096,4096] q4_K cpu"
@@ -101,9 +101,15 @@ class QTensor {
   Tensor bytes_;
 };
 
+// How a GPU qmatmul computes: Auto picks MatVec for at most kQMatVecMaxBatch rows
+// of x, else DequantGemm. MatVec quantizes x to Q8_1 and takes int8 dot products
+// (weights of type F32/F16/BF16 always take DequantGemm). The CPU has one path.
+enum class QMatmulPath : uint8_t { Auto, MatVec, DequantGemm };
+inline constexpr size_t kQMatVecMaxBatch = 8;
+
 // x (..., k) float times w (n, k) quantized -> (..., n), in x's dtype. On the CPU the
 // rows of x are quantized to ggml_vec_dot_type(w.type()) and dotted block by block,
-// threaded over output rows (OpenMP). Other devices: Unsupported until the GPU path lands.
-Tensor qmatmul(const Tensor& x, const QTensor& w);
+// threaded over output rows (OpenMP). On a GPU: the QUANTIZED module, by `path`.
+Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path = QMatmulPath::Auto);
 
 }  // namespace wick

@@ -32,6 +32,8 @@ namespace wick {
 
 class BackendDevice;
 class BackendStorage;
+enum class GgmlType : uint32_t;     // wick/quant.h
+enum class QMatmulPath : uint8_t;  // wick/quant.h
 using StoragePtr = std::shared_ptr<BackendStorage>;
 
 class BackendStorage {
@@ -146,7 +148,27 @@ class BackendDevice {
                                  uint64_t offset) = 0;
   virtual void synchronize() = 0;
   virtual MemoryStats memory_stats() const { return {}; }
+
+  // --- quantized tensors (issue 5; GPU backends; the CPU path lives in src/quant) ---
+  // `blocks` is u8 storage of packed rows of ggml type t starting at byte
+  // `byte_offset`. Returns n elements dequantized to `out` (f32/f16/bf16).
+  virtual StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
+                                DType out);
+  // x (m, k) contiguous float (layout x_l) times w (n, k) packed rows of type t at
+  // byte_offset of `w` -> (m, n) contiguous in x's dtype, through `path`.
+  virtual StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
+                             const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path);
 };
+
+inline StoragePtr BackendDevice::dequantize(GgmlType t, const BackendStorage&, size_t, size_t, DType) {
+  throw_error(ErrorKind::UnsupportedDType, "dequantize",
+              name() + ": no quantized kernels for ggml type id " + std::to_string(uint32_t(t)));
+}
+inline StoragePtr BackendDevice::qmatmul(GgmlType t, const BackendStorage&, size_t, size_t, size_t,
+                                         const BackendStorage&, const Layout&, size_t, QMatmulPath) {
+  throw_error(ErrorKind::UnsupportedDType, "qmatmul",
+              name() + ": no quantized kernels for ggml type id " + std::to_string(uint32_t(t)));
+}
 
 // Description of one GPU as a loadable backend reports it.
 struct GpuDeviceInfo {

@@ -90,11 +90,11 @@ Tensor QTensor::dequantize(DType dtype) const {
                 fmt::format("{} {}: target dtype {} is not a float dtype", shape_.str(),
                             ggml_type_name(type_), dtype_name(dtype)));
   }
-  std::vector<uint8_t> host;
   const uint8_t* src = cpu_bytes(bytes_);
-  if (!src) {
-    host = to_host_bytes();
-    src = host.data();
+  if (!src) {  // a GPU: its QUANTIZED kernels (backend.h)
+    StoragePtr s = backend_device(device()).dequantize(type_, *bytes_.storage(), bytes_.layout().start_offset(),
+                                                       elem_count(), dtype);
+    return Tensor(std::move(s), Layout(shape_), dtype, device());
   }
   std::vector<float> y(elem_count());
   const size_t k = shape_[shape_.rank() - 1];
@@ -117,7 +117,7 @@ std::string QTensor::str() const {
   return fmt::format("QTensor{} {} {}", shape_.str(), ggml_type_name(type_), device().str());
 }
 
-Tensor qmatmul(const Tensor& x, const QTensor& w) {
+Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path) {
   const char* op = "qmatmul";
   if (!x.defined() || !w.defined()) throw_error(ErrorKind::InvalidArgument, op, "undefined operand");
   if (w.shape().rank() != 2) {
@@ -141,12 +141,14 @@ Tensor qmatmul(const Tensor& x, const QTensor& w) {
   }
   std::vector<size_t> out_dims = x.dims();
   out_dims.back() = n;
-  if (!x.device().is_cpu()) {
-    // Until the GPU QUANTIZED module lands: dequantize, then the device's GEMM.
-    Tensor wd = w.dequantize(x.dtype());
-    return x.matmul(wd.t());
-  }
   const size_t m = k ? x.elem_count() / k : 0;
+  if (!x.device().is_cpu()) {  // a GPU: its QUANTIZED kernels (backend.h)
+    const Tensor xc = x.contiguous();
+    StoragePtr s = backend_device(x.device())
+                       .qmatmul(w.type(), *w.bytes().storage(), w.bytes().layout().start_offset(), n, k,
+                                *xc.storage(), xc.layout(), m, path);
+    return Tensor(std::move(s), Layout(Shape(out_dims)), x.dtype(), x.device());
+  }
   const std::vector<float> xs = as_f32(x);
   const GgmlType at = ggml_vec_dot_type(w.type());
   const size_t act_row = ggml_row_size(at, k), w_row = ggml_row_size(w.type(), k);

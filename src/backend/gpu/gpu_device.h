@@ -31,12 +31,13 @@ enum class Module : uint8_t {
   Indexing,
   Matmul,
   Conv,
-  Nn
+  Nn,
+  Quantized
 };
-inline constexpr size_t kNumModules = 12;
+inline constexpr size_t kNumModules = 13;
 inline constexpr std::array<std::string_view, kNumModules> kModuleNames = {
     "affine", "binary", "cast",     "fill",   "ternary", "unary",
-    "reduce", "sort",   "indexing", "matmul", "conv",    "nn"};
+    "reduce", "sort",   "indexing", "matmul", "conv",    "nn", "quantized"};
 static_assert(kModuleNames.size() == kNumModules);
 
 // The embedded image of a family (generated images.cpp, from the build's fatbins
@@ -139,6 +140,12 @@ class GpuDevice final : public BackendDevice {
   // The vendor BLAS handle on this device's stream (created on first use); null
   // in a build without vendor BLAS.
   void* blas_handle();
+
+  // Issue 5 (defined in quantized.cpp): the QUANTIZED module's entry points.
+  StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
+                        DType out) override;
+  StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
+                     const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) override;
 
  private:
   std::mutex issue4_mu_;              // guards the two lazily created members below

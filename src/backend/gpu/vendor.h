@@ -62,6 +62,24 @@ __device__ __forceinline__ unsigned short wick_f32_to_bf16_bits(float f) {
   return __bfloat16_as_ushort(__float2bfloat16_rn(f));
 }
 #endif
+// Four-way int8 dot product plus an accumulator: c + sum_i a.byte[i] * b.byte[i]
+// (bytes signed). NVIDIA: dp4a (sm_61+). AMD: v_dot4_i32_i8 through the sdot4
+// builtin where the target has it (gfx906/908/90a/942, RDNA2), sudot4 on RDNA3/4,
+// else a portable byte loop.
+__device__ __forceinline__ int wick_dp4a(int a, int b, int c) {
+#if !defined(WICK_VENDOR_HIP)
+  return __dp4a(a, b, c);
+#elif defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx942__) || \
+    defined(__gfx1030__)
+  return __builtin_amdgcn_sdot4(a, b, c, false);
+#elif defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1200__) || defined(__gfx1201__)
+  return __builtin_amdgcn_sudot4(true, a, true, b, c, false);
+#else
+#pragma unroll
+  for (int i = 0; i < 4; ++i) c += int(int8_t(a >> (8 * i))) * int(int8_t(b >> (8 * i)));
+  return c;
+#endif
+}
 #endif  // device side
 
 // ---- 2. host runtime ---------------------------------------------------------------

@@ -1,0 +1,129 @@
+// GPU benchmarks of the QUANTIZED module (issue 5) on gpu:0 (names BM_GpuQuant*),
+// at the issue's speed-target sizes:
+//   - mat-vec, batch 1, weights [14336 x 4096] and [4096 x 14336], Q4_0/Q4_K/Q6_K/
+//     Q8_0: TBps counts the weight bytes read per call (the issue's measure), to be
+//     set against BM_GpuQuantCopy (a device copy: bytes read + written);
+//   - batch 512 through dequantize + GEMM (bf16 activations) against the bf16 GEMM
+//     of the same shape (TFLOPs = 2*m*n*k per call).
+// Weights are quantized on the CPU from a [256 x k] random matrix tiled to n rows
+// (quantizing 58M elements per case would dominate the run). Cases skip without a GPU.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "backend/backend.h"
+#include "wick/quant.h"
+#include "wick/tensor.h"
+
+namespace wick {
+namespace {
+
+bool have_gpu() {
+  for (const Device& d : available_devices())
+    if (d.is_gpu()) return true;
+  return false;
+}
+
+#define REQUIRE_GPU_BENCH() \
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device")
+
+void run_op(benchmark::State& state, double bytes, double flops, int repeat,
+            const std::function<Tensor()>& op) {
+  BackendDevice& dev = backend_device(Device::gpu(0));
+  Tensor out = op();
+  dev.synchronize();
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < repeat; ++i) out = op();
+    dev.synchronize();
+    auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / repeat);
+  }
+  const double it = double(state.iterations());
+  if (bytes > 0) state.counters["TBps"] = benchmark::Counter(bytes * it / 1e12, benchmark::Counter::kIsRate);
+  if (flops > 0)
+    state.counters["TFLOPs"] = benchmark::Counter(flops * it / 1e12, benchmark::Counter::kIsRate);
+}
+
+std::vector<float> normal_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// An (n, k) weight of type t on gpu:0: 256 quantized rows tiled n/256 times.
+QTensor weight(GgmlType t, size_t n, size_t k) {
+  static std::map<std::tuple<GgmlType, size_t, size_t>, QTensor> cache;
+  auto key = std::make_tuple(t, n, k);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const size_t tile = 256;
+  QTensor q = QTensor::quantize(Tensor::from_vector(normal_values(tile * k, 1), Shape{tile, k}), t);
+  const std::vector<uint8_t> b = q.to_host_bytes();
+  std::vector<uint8_t> all(b.size() * (n / tile));
+  for (size_t r = 0; r < n / tile; ++r) std::copy(b.begin(), b.end(), all.begin() + r * b.size());
+  QTensor w = QTensor::from_bytes(t, Shape{n, k}, all.data(), all.size(), Device::gpu(0));
+  cache.emplace(key, w);
+  return w;
+}
+
+Tensor activations(size_t m, size_t k, DType dt) {
+  return Tensor::from_vector(normal_values(m * k, 2), Shape{m, k}, Device::gpu(0)).to_dtype(dt);
+}
+
+void BM_GpuQuantCopy(benchmark::State& state) {
+  REQUIRE_GPU_BENCH();
+  const size_t n = size_t(1) << 28;  // 1 GiB of f32
+  Tensor x = activations(1, n, DType::F32);
+  run_op(state, 2.0 * 4 * double(n), 0, 10, [&] { return x.copy(); });
+}
+
+void BM_GpuQuantMatVec(benchmark::State& state, GgmlType t, size_t n, size_t k) {
+  REQUIRE_GPU_BENCH();
+  QTensor w = weight(t, n, k);
+  Tensor x = activations(1, k, DType::F32);
+  run_op(state, double(w.nbytes()), 2.0 * n * k, 50, [&] { return qmatmul(x, w, QMatmulPath::MatVec); });
+}
+
+void BM_GpuQuantDequantGemm(benchmark::State& state, GgmlType t, size_t n, size_t k) {
+  REQUIRE_GPU_BENCH();
+  const size_t m = 512;
+  QTensor w = weight(t, n, k);
+  Tensor x = activations(m, k, DType::BF16);
+  run_op(state, 0, 2.0 * m * n * k, 10, [&] { return qmatmul(x, w, QMatmulPath::DequantGemm); });
+}
+
+void BM_GpuQuantBf16Gemm(benchmark::State& state, size_t n, size_t k) {
+  REQUIRE_GPU_BENCH();
+  const size_t m = 512;
+  Tensor x = activations(m, k, DType::BF16), w = activations(n, k, DType::BF16);
+  run_op(state, 0, 2.0 * m * n * k, 10, [&] { return x.matmul(w.t()); });
+}
+
+#define GPUQ_BENCH(fn, ...) \
+  BENCHMARK_CAPTURE(fn, __VA_ARGS__)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.3)
+
+BENCHMARK(BM_GpuQuantCopy)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.3);
+GPUQ_BENCH(BM_GpuQuantMatVec, q4_0_14336x4096, GgmlType::Q4_0, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantMatVec, q4_0_4096x14336, GgmlType::Q4_0, 4096, 14336);
+GPUQ_BENCH(BM_GpuQuantMatVec, q4_K_14336x4096, GgmlType::Q4_K, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantMatVec, q4_K_4096x14336, GgmlType::Q4_K, 4096, 14336);
+GPUQ_BENCH(BM_GpuQuantMatVec, q6_K_14336x4096, GgmlType::Q6_K, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantMatVec, q6_K_4096x14336, GgmlType::Q6_K, 4096, 14336);
+GPUQ_BENCH(BM_GpuQuantMatVec, q8_0_14336x4096, GgmlType::Q8_0, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantMatVec, q8_0_4096x14336, GgmlType::Q8_0, 4096, 14336);
+GPUQ_BENCH(BM_GpuQuantDequantGemm, q4_0_14336x4096, GgmlType::Q4_0, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantDequantGemm, q4_K_14336x4096, GgmlType::Q4_K, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantDequantGemm, q6_K_14336x4096, GgmlType::Q6_K, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantDequantGemm, q8_0_14336x4096, GgmlType::Q8_0, 14336, 4096);
+GPUQ_BENCH(BM_GpuQuantBf16Gemm, 14336x4096, 14336, 4096);
+
+}  // namespace
+}  // namespace wick
