@@ -55,31 +55,35 @@ void BM_GpuOpsReduce(benchmark::State& state, ReduceOp op) {
   run_op(state, 4.0 * kSide * kSide + 4.0 * kSide, 0, 10, [&] { return x.reduce(op, {-1}, false); });
 }
 
-void BM_GpuOpsSoftmax(benchmark::State& state) {
+// cache "0": the kernels without the register row cache (WICK_NN_CACHE=0).
+void BM_GpuOpsSoftmax(benchmark::State& state, const char* cache) {
   REQUIRE_GPU_BENCH();
+  ::setenv("WICK_NN_CACHE", cache, 1);
   Tensor x = input(DType::F32, Shape{kSide, kSide}, 22, -4, 4);
   run_op(state, 2.0 * 4 * kSide * kSide, 0, 10, [&] { return nn::softmax_last_dim(x); });
 }
 
-void BM_GpuOpsRmsNorm(benchmark::State& state) {
+void BM_GpuOpsRmsNorm(benchmark::State& state, const char* cache) {
   REQUIRE_GPU_BENCH();
+  ::setenv("WICK_NN_CACHE", cache, 1);
   Tensor x = input(DType::F32, Shape{kSide, kSide}, 23), a = input(DType::F32, Shape{kSide}, 24, 0.5, 1.5);
   run_op(state, 2.0 * 4 * kSide * kSide + 4.0 * kSide, 0, 10, [&] { return nn::rms_norm(x, a, 1e-5f); });
 }
 
-void BM_GpuOpsIndexSelect(benchmark::State& state) {
+void BM_GpuOpsIndexSelect(benchmark::State& state, DType dt) {
   REQUIRE_GPU_BENCH();
   const size_t rows = 8192;
-  Tensor x = input(DType::F32, Shape{kSide, kSide}, 25);
+  Tensor x = input(dt, Shape{kSide, kSide}, 25);
   Tensor ids = input(DType::F32, Shape{rows}, 26, 0, double(kSide) - 1).to_dtype(DType::U32);
-  run_op(state, 2.0 * 4 * rows * kSide + 4.0 * rows, 0, 10, [&] { return x.index_select(ids, 0); });
+  run_op(state, 2.0 * double(dtype_size(dt)) * rows * kSide + 4.0 * rows, 0, 10,
+         [&] { return x.index_select(ids, 0); });
 }
 
-void BM_GpuOpsArgsort(benchmark::State& state) {
+void BM_GpuOpsArgsort(benchmark::State& state, DType dt) {
   REQUIRE_GPU_BENCH();
   const size_t side = 4096;
-  Tensor x = input(DType::F32, Shape{side, side}, 27);
-  run_op(state, 8.0 * side * side, 0, 10, [&] { return x.argsort(true); });
+  Tensor x = input(dt, Shape{side, side}, 27);
+  run_op(state, double(dtype_size(dt) + 4) * side * side, 0, 10, [&] { return x.argsort(true); });
 }
 
 void BM_GpuOpsMatmul(benchmark::State& state, DType dt, const char* gemm) {
@@ -107,10 +111,12 @@ void BM_GpuOpsConv2d(benchmark::State& state, DType dt) {
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, sum, ReduceOp::Sum);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, max, ReduceOp::Max);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, argmax, ReduceOp::ArgMax);
-WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32);
-WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32);
-WICK_GPU_OPS_BENCH(BM_GpuOpsIndexSelect, f32);
-WICK_GPU_OPS_BENCH(BM_GpuOpsArgsort, f32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32, "1");
+WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32_nc, "0");
+WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32, "1");
+WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32_nc, "0");
+WICK_GPU_OPS_BENCH(BM_GpuOpsIndexSelect, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsArgsort, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, bf16, DType::BF16, nullptr);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32, DType::F32, nullptr);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32_portable, DType::F32, "portable");

@@ -56,7 +56,9 @@ def cases():
             return torch.nn.functional.rms_norm(x, (SIDE,), alpha, 1e-5)
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * alpha
 
+    out["BM_GpuOpsSoftmax/f32_nc"] = ("bw", 8 * SIDE * SIDE, lambda: torch.softmax(x, -1), 10, *fused)
     out["BM_GpuOpsRmsNorm/f32"] = ("bw", 8 * SIDE * SIDE + 4 * SIDE, rms, 10, *fused)
+    out["BM_GpuOpsRmsNorm/f32_nc"] = ("bw", 8 * SIDE * SIDE + 4 * SIDE, rms, 10, *fused)
     ids = torch.randint(0, SIDE, (8192,), device=dev, generator=g)
     notslower = ("not slower than torch", lambda w, t, c: w >= t)
     out["BM_GpuOpsIndexSelect/f32"] = ("bw", 8 * 8192 * SIDE + 4 * 8192, lambda: x.index_select(0, ids), 10,

@@ -3,7 +3,8 @@
 #   build the CUDA backend (sm_90) with tests and benchmarks, run the GPU tests,
 #   run them again under compute-sanitizer memcheck, run the GPU benchmarks and
 #   bench/torch_compare.py. Logs go to $OUT (at most 8 files come back).
-# usage: scripts/gpu-check.sh [all|test|bench]   (default all; the launch-shape sweep runs in bench only)
+# usage: scripts/gpu-check.sh [all|test|bench|ops]   (default all; the launch-shape sweep runs in bench only;
+#        ops: the issue-4 op families, see below)
 set -uo pipefail
 MODE=${1:-all}
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -17,6 +18,54 @@ log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
   git rev-parse HEAD 2>/dev/null || true
   git status --short 2>/dev/null | head -20 || true
 } >"$OUT/summary.txt" 2>&1
+
+# ---- issue 4 (gpu4): `ops` mode checks reduce/sort/indexing/matmul/conv/nn --------
+# Runs test_gpu_ops, every parity case on gpu:0, test_gpu_ops under memcheck, the
+# BM_GpuOps benchmarks (+ the d2d copy) and bench/gpu_ops_compare.py. With
+# WICK_GPU_PREBUILT=<dir> holding libwick.so, libwick-cuda.so, test_gpu_ops,
+# test_parity and wick_bench built elsewhere, it skips the build when they run here.
+if [ "$MODE" = ops ]; then
+  P=${WICK_GPU_PREBUILT:-}
+  if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_ops" --gtest_list_tests >/dev/null 2>&1 &&
+    ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
+    B="$P"
+    export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    log "using prebuilt binaries in $P"
+  else
+    log "configure + build (ops)"
+    cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
+      -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+    ninja -C "$B" -j16 wick wick-cuda test_gpu_ops test_parity wick_bench >>"$OUT/build.log" 2>&1 ||
+      { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
+  fi
+  rc=0
+  log "test_gpu_ops"
+  timeout 40 "$B/test_gpu_ops" 2>&1 | tee -a "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" |
+    sed "s/^/test_gpu_ops: /" | tee -a "$OUT/summary.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  log "parity on gpu:0 (every family, bench-sized cases left out)"
+  WICK_PARITY_SMALL=1 timeout 80 "$B/test_parity" --gtest_filter='*gpu_0*' >"$OUT/parity.log" 2>&1 || rc=1
+  grep -E "^\[ +(OK|FAILED) +\]|tests ran|PASSED" "$OUT/parity.log" | tee -a "$OUT/summary.txt"
+  grep -E " on gpu:0: " "$OUT/parity.log" | head -80 >>"$OUT/summary.txt"
+  log "benchmarks (BM_GpuOps)"
+  timeout 90 "$B/wick_bench" --benchmark_filter='BM_GpuOps|BM_GpuD2DCopy/f32' \
+    --benchmark_out="$OUT/wick_bench.json" --benchmark_out_format=json >"$OUT/bench.log" 2>&1
+  grep -E "^BM_" "$OUT/bench.log" | tee -a "$OUT/summary.txt"
+  log "gpu_ops_compare"
+  PYTHONUNBUFFERED=1 timeout 75 python3 bench/gpu_ops_compare.py "$OUT/wick_bench.json" \
+    --out "$OUT/gpu_ops_compare.md" 2>&1 | tail -20 | tee -a "$OUT/summary.txt"
+  log "parity, bench-sized cases of the issue-4 families"
+  timeout 50 "$B/test_parity" --gtest_filter='*reduce_gpu_0*:*sort_gpu_0*:*indexing_gpu_0*:*nn_gpu_0*:*gpu_sizes_gpu_0*' \
+    >"$OUT/parity_full.log" 2>&1 || rc=1
+  grep -E "^\[ +(OK|FAILED) +\]" "$OUT/parity_full.log" | sed "s/^/full: /" | tee -a "$OUT/summary.txt"
+  grep -E " on gpu:0: " "$OUT/parity_full.log" | head -30 | sed "s/^/full: /" >>"$OUT/summary.txt"
+  log "test_gpu_ops under memcheck"
+  timeout 30 compute-sanitizer --tool memcheck --error-exitcode 99 "$B/test_gpu_ops" >"$OUT/sanitizer.log" 2>&1
+  echo "test_gpu_ops under memcheck: exit $?" | tee -a "$OUT/summary.txt"
+  grep "ERROR SUMMARY" "$OUT/sanitizer.log" | tee -a "$OUT/summary.txt"
+  log "done (ops rc $rc)"
+  exit $rc
+fi
 
 log "configure + build"
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \

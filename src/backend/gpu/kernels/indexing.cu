@@ -59,9 +59,15 @@ __device__ void index_select(size_t left, size_t src_dim, size_t n_ids, size_t r
   const bool vec = V > 1 && right % V == 0 && aligned16(src) && aligned16(out);
   const size_t w = vec ? right / V : right;  // items per row
   const size_t n = left * n_ids * w;
+  const bool small = n <= 0xffffffffull;
   for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
-    const size_t row = k / w, c = k - row * w;
-    const size_t li = row / n_ids, j = row - li * n_ids;
+    size_t row, c, li, j;
+    if (small) {  // 32-bit division where it suffices (a 64-bit one costs several times more)
+      const uint32_t r32 = uint32_t(k) / uint32_t(w), l32 = r32 / uint32_t(n_ids);
+      row = r32, c = k - size_t(r32) * w, li = l32, j = r32 - l32 * uint32_t(n_ids);
+    } else {
+      row = k / w, c = k - row * w, li = row / n_ids, j = row - li * n_ids;
+    }
     const int64_t id = checked_id(ids[j * ids_stride], src_dim, err, ::wick::gpu::kIndexSelect, dim);
     if (vec) {
       Vec<T, V> v;

@@ -6,7 +6,11 @@
 // Row ops read a row once: while cols <= kCache * blockDim.x (the host sizes the
 // block so that this holds up to 16384 columns) the row stays in registers
 // between its reduction and its output pass; longer rows are read again from
-// global memory for every pass. f16/bf16/f32 compute in f32, f64 in f64, with
+// global memory for every pass (softmax: one online max/sum pass, then the
+// output pass). softmax / log_softmax / rms_norm also come as *_nc_ kernels
+// without the register cache (few registers, several blocks per SM, the second
+// read served mostly by L2); the host picks by WICK_NN_CACHE (bench/gpu_ops.cpp
+// measures both). f16/bf16/f32 compute in f32, f64 in f64, with
 // the formulas of src/backend/cpu/nn.cpp. rope computes in f64 for every dtype
 // (as the CPU does), so its results match the CPU's bit for bit.
 #include "wave.cuh"
@@ -128,49 +132,81 @@ __device__ __forceinline__ compute_t<T> fold_global(const T* p, size_t n, comput
   return a;
 }
 
-template <class T>
+// (max, sum of exp(x - max)) of a row part, combined across threads; NaN anywhere
+// makes max NaN. An empty part is (-inf, 0).
+template <class C>
+struct MaxSum {
+  C m, s;
+};
+template <class C>
+struct MaxSumOp {
+  __device__ __forceinline__ MaxSum<C> operator()(MaxSum<C> a, MaxSum<C> b) const {
+    if (a.m != a.m) return a;
+    if (b.m != b.m) return b;
+    const C m = b.m > a.m ? b.m : a.m;
+    const C sa = a.s == C(0) ? C(0) : a.s * exp_c(a.m - m), sb = b.s == C(0) ? C(0) : b.s * exp_c(b.m - m);
+    return MaxSum<C>{m, sa + sb};
+  }
+};
+
+// Cache: keep the row in registers (rows up to kCache * blockDim); otherwise one
+// online (max, sum) pass and one output pass over global memory (the second read
+// mostly hits L2), compiled as a separate kernel with few registers so that
+// several blocks share an SM.
+template <class T, bool Cache>
 __device__ void softmax_rows(size_t rows, size_t n, const T* x, T* y, bool log) {
   using C = compute_t<T>;
   const C ninf = -C(INFINITY);
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* p = x + r * n;
     T* q = y + r * n;
-    if (cacheable<T>(n)) {
-      RowCache<T> rc;
-      rc.vec = use_vec(p, q, n);
-      rc.load(p, n, ninf);
-      C m = block_allreduce(rc.fold(ninf, MaxNan<C>{}), MaxNan<C>{});
-      // Slots past the row hold -inf: exp(-inf - m) = 0 for a finite or +inf max;
-      // a NaN or -inf max makes the row NaN, as on the CPU.
-      C s = C(0);
+    if constexpr (Cache) {
+      if (cacheable<T>(n)) {
+        RowCache<T> rc;
+        rc.vec = use_vec(p, q, n);
+        rc.load(p, n, ninf);
+        C m = block_allreduce(rc.fold(ninf, MaxNan<C>{}), MaxNan<C>{});
+        // Slots past the row hold -inf: exp(-inf - m) = 0 for a finite or +inf max;
+        // a NaN or -inf max makes the row NaN, as on the CPU.
+        C s = C(0);
 #pragma unroll
-      for (int k = 0; k < kCache; ++k) {
-        if (rc.index(k) < n) {
-          const C e = exp_c(rc.v[k] - m);
-          s += e;
-          if (!log) rc.v[k] = e;
+        for (int k = 0; k < kCache; ++k) {
+          if (rc.index(k) < n) {
+            const C e = exp_c(rc.v[k] - m);
+            s += e;
+            if (!log) rc.v[k] = e;
+          }
         }
+        s = block_allreduce(s, Add{});
+        if (log) {
+          const C lse = m + log_c(s);
+          rc.store(q, n, [&](C v, size_t) { return v - lse; });
+        } else {
+          const C inv = C(1) / s;
+          rc.store(q, n, [&](C e, size_t) { return e * inv; });
+        }
+        continue;
       }
-      s = block_allreduce(s, Add{});
-      if (log) {
-        const C lse = m + log_c(s);
-        rc.store(q, n, [&](C v, size_t) { return v - lse; });
-      } else {
-        const C inv = C(1) / s;
-        rc.store(q, n, [&](C e, size_t) { return e * inv; });
+    }
+    MaxSum<C> st{ninf, C(0)};
+    bool nan = false;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const C v = to_c(p[i]);
+      if (v != v) {
+        nan = true;
+      } else if (v > st.m) {
+        st.s = st.s * exp_c(st.m - v) + exp_c(v - v);  // exp(v - v): NaN for v = +inf, as the CPU gets
+        st.m = v;
+      } else if (v != ninf) {
+        st.s += exp_c(v - st.m);
       }
-    } else {
-      const C m = block_allreduce(fold_global(
-                                      p, n, ninf, [](C v) { return v; }, MaxNan<C>{}),
-                                  MaxNan<C>{});
-      const C s = block_allreduce(fold_global(
-                                      p, n, C(0), [&](C v) { return exp_c(v - m); }, Add{}),
-                                  Add{});
-      const C lse = m + log_c(s), inv = C(1) / s;
-      for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
-        const C v = to_c(p[i]);
-        q[i] = from_c<T>(log ? v - lse : exp_c(v - m) * inv);
-      }
+    }
+    if (nan) st = MaxSum<C>{C(NAN), C(NAN)};
+    st = block_allreduce(st, MaxSumOp<C>{});
+    const C m = st.m, lse = m + log_c(st.s), inv = C(1) / st.s;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const C v = to_c(p[i]);
+      q[i] = from_c<T>(log ? v - lse : exp_c(v - m) * inv);
     }
   }
 }
@@ -181,23 +217,27 @@ __device__ __forceinline__ compute_t<T> param(const T* a, size_t i, compute_t<T>
   return a ? to_c(a[i]) : dflt;
 }
 
-template <class T>
+template <class T, bool Cache>
 __device__ void rms_norm_rows(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {
   using C = compute_t<T>;
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* p = x + r * n;
     T* q = y + r * n;
-    if (cacheable<T>(n)) {
-      RowCache<T> rc;
-      rc.vec = use_vec(p, q, n);
-      rc.load(p, n, C(0));
-      C ss = C(0);
+    if constexpr (Cache) {
+      if (cacheable<T>(n)) {
+        RowCache<T> rc;
+        rc.vec = use_vec(p, q, n);
+        rc.load(p, n, C(0));
+        C ss = C(0);
 #pragma unroll
-      for (int k = 0; k < kCache; ++k) ss += rc.v[k] * rc.v[k];
-      ss = block_allreduce(ss, Add{});
-      const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
-      rc.store(q, n, [&](C v, size_t i) { return v * scale * param(alpha, i, C(1)); });
-    } else {
+        for (int k = 0; k < kCache; ++k) ss += rc.v[k] * rc.v[k];
+        ss = block_allreduce(ss, Add{});
+        const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+        rc.store(q, n, [&](C v, size_t i) { return v * scale * param(alpha, i, C(1)); });
+        continue;
+      }
+    }
+    {
       const C ss = block_allreduce(fold_global(
                                        p, n, C(0), [](C v) { return v * v; }, Add{}),
                                    Add{});
@@ -288,13 +328,22 @@ __device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t ba
 
 #define NN_OPS(T, SFX)                                                                                 \
   WICK_KERNEL softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                                 \
-    wk::softmax_rows(rows, n, x, y, false);                                                            \
+    wk::softmax_rows<T, true>(rows, n, x, y, false);                                                   \
   }                                                                                                    \
   WICK_KERNEL log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                             \
-    wk::softmax_rows(rows, n, x, y, true);                                                             \
+    wk::softmax_rows<T, true>(rows, n, x, y, true);                                                    \
+  }                                                                                                    \
+  WICK_KERNEL softmax_nc_##SFX(size_t rows, size_t n, const T* x, T* y) {                              \
+    wk::softmax_rows<T, false>(rows, n, x, y, false);                                                  \
+  }                                                                                                    \
+  WICK_KERNEL log_softmax_nc_##SFX(size_t rows, size_t n, const T* x, T* y) {                          \
+    wk::softmax_rows<T, false>(rows, n, x, y, true);                                                   \
   }                                                                                                    \
   WICK_KERNEL rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {     \
-    wk::rms_norm_rows(rows, n, x, alpha, y, eps);                                                      \
+    wk::rms_norm_rows<T, true>(rows, n, x, alpha, y, eps);                                             \
+  }                                                                                                    \
+  WICK_KERNEL rms_norm_nc_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {  \
+    wk::rms_norm_rows<T, false>(rows, n, x, alpha, y, eps);                                            \
   }                                                                                                    \
   WICK_KERNEL layer_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y, \
                                float eps) {                                                            \
