@@ -53,7 +53,7 @@ if [ "$MODE" = ops ]; then
   grep -E "^BM_" "$OUT/bench.log" | tee -a "$OUT/summary.txt"
   log "gpu_ops_compare"
   PYTHONUNBUFFERED=1 timeout 75 python3 bench/gpu_ops_compare.py "$OUT/wick_bench.json" \
-    --out "$OUT/gpu_ops_compare.md" 2>&1 | tail -20 | tee -a "$OUT/summary.txt"
+    --out "$OUT/gpu_ops_compare.md" 2>&1 | tail -60 | tee -a "$OUT/summary.txt"
   log "parity, bench-sized cases of the issue-4 families"
   timeout 50 "$B/test_parity" --gtest_filter='*reduce_gpu_0*:*sort_gpu_0*:*indexing_gpu_0*:*nn_gpu_0*:*gpu_sizes_gpu_0*' \
     >"$OUT/parity_full.log" 2>&1 || rc=1
