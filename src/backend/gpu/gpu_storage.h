@@ -1,7 +1,8 @@
 // GpuStorage: a device allocation of one dtype on one GpuDevice. Methods are
 // defined one family per file: elementwise.cpp (affine, powf, elu, unary,
 // binary, cmp, where, to_dtype), copy.cpp (clone, strided copy, copy2d,
-// const_set, transfers), later.cpp (families of later issues, which throw).
+// const_set, transfers), and (issue 4) reduce.cpp, sort.cpp, indexing.cpp,
+// matmul.cpp, conv.cpp, nn.cpp.
 #pragma once
 
 #include <cstddef>
