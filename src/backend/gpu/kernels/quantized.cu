@@ -44,7 +44,7 @@ __device__ void dequantize(size_t n, const uint8_t* src, T* out) {
   for (size_t it = size_t(blockIdx.x) * blockDim.x + threadIdx.x; it < items;
        it += size_t(gridDim.x) * blockDim.x) {
     const size_t e0 = it * 8;
-    T v[8];
+    alignas(16) T v[8];
 #pragma unroll
     for (int t = 0; t < 8; ++t) {
       const size_t e = e0 + t;
