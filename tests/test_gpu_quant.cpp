@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -185,6 +186,23 @@ TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheGemmAbove) {
     // Each path is deterministic: Auto must reproduce the chosen one bit for bit.
     EXPECT_EQ(qmatmul(x, w).to_vector<float>(), qmatmul(x, w, expect).to_vector<float>()) << "m=" << m;
   }
+}
+
+TEST(GpuQmatmulRowThreads, EveryRowSplitGivesTheCpuResult) {
+  REQUIRE_GPU();
+  const size_t n = 45, k = 2048, m = 3;
+  QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 51), Shape{n, k}), GgmlType::Q5_K);
+  Tensor x = Tensor::from_vector(normal_values(m * k, 52), Shape{m, k});
+  const std::vector<float> want = qmatmul(x, w).to_vector<float>();
+  QTensor wg = w.to_device(kGpu);
+  Tensor xg = x.to_device(kGpu);
+  // one wave (32 or 64 threads) up to the whole 256-thread block per weight row
+  for (const char* rt : {"32", "64", "128", "256"}) {
+    ::setenv("WICK_QMV_ROW_THREADS", rt, 1);
+    const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
+    EXPECT_LE(nmse(got, want), 5e-4) << "row threads " << rt;
+  }
+  ::unsetenv("WICK_QMV_ROW_THREADS");
 }
 
 TEST(GpuQmatmulDtypes, Bf16F16AndF64ActivationsKeepTheirDtype) {

@@ -3,12 +3,13 @@
 //   MatVec       x rows -> Q8_1 rows padded to a multiple of 512 elements (ggml's
 //                MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
-//                weight row is read once per launch);
+//                weight row is read once per launch; row_threads() per row);
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/gpu/gpu_ops.h"
 #include "quant/blocks.h"
@@ -35,6 +36,19 @@ std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void
   return out;
 }
 
+// Threads sharing one weight row in the mat-vec: four waves, as ggml's mmvq gives a
+// single row at batch 1 (several waves keep enough loads in flight when the
+// weight has few rows); WICK_QMV_ROW_THREADS (whole waves dividing 256) overrides.
+unsigned row_threads(const GpuDevice& dev) {
+  const unsigned wave = wave_size(dev);
+  unsigned rt = std::min(4 * wave, kQuantBlock);
+  if (const char* env = std::getenv("WICK_QMV_ROW_THREADS")) {
+    const unsigned v = unsigned(std::strtoul(env, nullptr, 10));
+    if (v >= wave && v % wave == 0 && kQuantBlock % v == 0) rt = v;
+  }
+  return rt;
+}
+
 // x (m, k) of x's dtype as a kernel dtype: the storage itself or an f32 copy.
 const void* x_data(const GpuStorage& xs, const Layout& x_l, std::shared_ptr<BackendStorage>& keep) {
   if (xs.dtype() != DType::F64) return xs.at(x_l.start_offset());
@@ -57,16 +71,16 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
                dim3(kQuantBlock), args);
   }
   auto out = gpu_alloc(dev, m * n, DType::F32);
-  int ni = int(n), ki = int(k);
+  int ni = int(n), ki = int(k), rt = int(row_threads(dev));
   size_t w_row = ggml_row_size(t, k);
-  const unsigned rows_per_block = kQuantBlock / wave_size(dev);
+  const unsigned rows_per_block = kQuantBlock / unsigned(rt);
   const dim3 grid(unsigned((n + rows_per_block - 1) / rows_per_block));
   for (size_t r0 = 0; r0 < m; r0 += kQMatVecMaxBatch) {
     const size_t b = std::min(kQMatVecMaxBatch, m - r0);
     const uint8_t* a = static_cast<const uint8_t*>(act.get()) + r0 * act_row;
     float* o = static_cast<float*>(out->raw()) + r0 * n;
     size_t a_row = act_row;
-    void* args[] = {&ni, &ki, const_cast<uint8_t**>(&w), &w_row, const_cast<uint8_t**>(&a), &a_row, &o};
+    void* args[] = {&ni, &ki, &rt, const_cast<uint8_t**>(&w), &w_row, const_cast<uint8_t**>(&a), &a_row, &o};
     dev.launch(fmt::format("mmvq_{}_b{}", ggml_type_name(t), b), Module::Quantized, grid, dim3(kQuantBlock),
                args);
   }

@@ -5,9 +5,9 @@
 //   quantize_q8_1_{f32|f16|bf16}(m, k, k_pad, x, out): rows of x (m, k) to Q8_1
 //       rows of k_pad elements (k rounded up to 512, ggml's MATRIX_ROW_PADDING; the
 //       padding quantizes zeros), the reference algorithm of quantize_row_q8_1.
-//   mmvq_{type}_b{B}(n, k, w, w_row_bytes, act, act_row_bytes, out): out (B, n) f32
-//       = B Q8_1 activation rows times n weight rows, int8 dot products (wick_dp4a);
-//       one wave per weight row, each lane 16 elements per step.
+//   mmvq_{type}_b{B}(n, k, row_threads, w, w_row_bytes, act, act_row_bytes, out):
+//       out (B, n) f32 = B Q8_1 activation rows times n weight rows, int8 dot
+//       products (wick_dp4a); row_threads threads per weight row, 16 elements each per step.
 #include "quantized.cuh"
 #include "wave.cuh"
 
@@ -60,7 +60,9 @@ __device__ void dequantize(size_t n, const uint8_t* src, T* out) {
         reinterpret_cast<uint4*>(out + e0)[1] = reinterpret_cast<const uint4*>(v)[1];
       }
     } else {
-      for (size_t t = 0; e0 + t < n; ++t) out[e0 + t] = v[t];
+#pragma unroll
+      for (int t = 0; t < 8; ++t)
+        if (e0 + t < n) out[e0 + t] = v[t];
     }
   }
 }
@@ -87,17 +89,22 @@ __device__ void quantize_q8_1(size_t m, size_t k, size_t k_pad, const T* x, uint
   }
 }
 
+// `row_threads` threads (whole waves, dividing blockDim.x) share one weight row,
+// each taking 16 elements per step; partial sums meet through the waves' shuffles
+// and, for a row wider than a wave, shared memory.
 template <int Q, int B>
-__device__ void mmvq(int n, int k, const uint8_t* w, size_t w_row_bytes, const uint8_t* act,
+__device__ void mmvq(int n, int k, int row_threads, const uint8_t* w, size_t w_row_bytes, const uint8_t* act,
                      size_t act_row_bytes, float* out) {
-  const int wave = warpSize, lane = int(threadIdx.x) % wave;
-  const int row = int(blockIdx.x) * (int(blockDim.x) / wave) + int(threadIdx.x) / wave;
-  if (row >= n) return;  // the whole wave leaves together
-  const uint8_t* wr = w + size_t(row) * w_row_bytes;
+  __shared__ float partial[kMaxWaves][B];
+  const int wave = warpSize, lane = int(threadIdx.x) % wave, wave_id = int(threadIdx.x) / wave;
+  const int t = int(threadIdx.x) % row_threads;
+  const int row = int(blockIdx.x) * (int(blockDim.x) / row_threads) + int(threadIdx.x) / row_threads;
+  const bool valid = row < n;  // no early return: the block synchronizes below
+  const uint8_t* wr = w + size_t(valid ? row : 0) * w_row_bytes;
   float acc[B];
 #pragma unroll
   for (int b = 0; b < B; ++b) acc[b] = 0.f;
-  for (int e = lane * 16; e < k; e += wave * 16) {
+  for (int e = t * 16; valid && e < k; e += row_threads * 16) {
     const Chunk16 c = unpack16<Q>(wr, e);
 #pragma unroll
     for (int b = 0; b < B; ++b) {
@@ -114,9 +121,26 @@ __device__ void mmvq(int n, int k, const uint8_t* w, size_t w_row_bytes, const u
     }
   }
 #pragma unroll
-  for (int b = 0; b < B; ++b) {
-    const float s = group_allreduce(acc[b], wave, [](float x, float y) { return x + y; });
-    if (lane == 0) out[size_t(b) * size_t(n) + size_t(row)] = s;
+  for (int b = 0; b < B; ++b) acc[b] = group_allreduce(acc[b], wave, [](float x, float y) { return x + y; });
+  if (row_threads > wave) {
+    if (lane == 0) {
+#pragma unroll
+      for (int b = 0; b < B; ++b) partial[wave_id][b] = acc[b];
+    }
+    __syncthreads();
+    if (t == 0) {
+      const int w0 = wave_id, nw = row_threads / wave;
+#pragma unroll
+      for (int b = 0; b < B; ++b) {
+        float s = partial[w0][b];
+        for (int i = 1; i < nw; ++i) s += partial[w0 + i][b];
+        acc[b] = s;
+      }
+    }
+  }
+  if (valid && t == 0) {
+#pragma unroll
+    for (int b = 0; b < B; ++b) out[size_t(b) * size_t(n) + size_t(row)] = acc[b];
   }
 }
 
@@ -131,10 +155,10 @@ __device__ void mmvq(int n, int k, const uint8_t* w, size_t w_row_bytes, const u
   DEQ_KERNEL(Q, QS, wk::f16s, f16) \
   DEQ_KERNEL(Q, QS, wk::bf16s, bf16)
 
-#define MMVQ_KERNEL(Q, QS, B)                                                                          \
-  WICK_KERNEL mmvq_##QS##_b##B(int n, int k, const uint8_t* w, size_t w_row_bytes, const uint8_t* act, \
-                               size_t act_row_bytes, float* out) {                                     \
-    wk::q::mmvq<Q, B>(n, k, w, w_row_bytes, act, act_row_bytes, out);                                  \
+#define MMVQ_KERNEL(Q, QS, B)                                                                       \
+  WICK_KERNEL mmvq_##QS##_b##B(int n, int k, int row_threads, const uint8_t* w, size_t w_row_bytes, \
+                               const uint8_t* act, size_t act_row_bytes, float* out) {              \
+    wk::q::mmvq<Q, B>(n, k, row_threads, w, w_row_bytes, act, act_row_bytes, out);                  \
   }
 #define MMVQ_KERNELS(Q, QS) \
   MMVQ_KERNEL(Q, QS, 1)     \
