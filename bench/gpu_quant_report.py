@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Issue-5 speed targets from a BM_GpuQuant Google Benchmark JSON (bench/gpu_quant.cpp).
+
+usage: bench/gpu_quant_report.py bench.json [label]
+
+Prints a Markdown table: each batch-1 mat-vec's weight bytes per second over the
+copy bandwidth (BM_GpuQuantCopy: bytes read + written per second; target >= 70%),
+and each batch-512 dequantize + GEMM rate over the bf16 GEMM rate of the same
+shape (BM_GpuQuantBf16Gemm; target >= 50%).
+"""
+import json
+import sys
+
+
+def main():
+    data = json.load(open(sys.argv[1]))
+    label = sys.argv[2] if len(sys.argv) > 2 else ""
+    runs = {b["name"]: b for b in data["benchmarks"] if "error_occurred" not in b}
+
+    def find(prefix):
+        return [b for n, b in runs.items() if n.startswith(prefix)]
+
+    copy = find("BM_GpuQuantCopy")
+    gemm = find("BM_GpuQuantBf16Gemm")
+    if not copy or not gemm:
+        sys.exit("missing BM_GpuQuantCopy or BM_GpuQuantBf16Gemm in " + sys.argv[1])
+    copy_tbps = copy[0]["TBps"]
+    gemm_tflops = gemm[0]["TFLOPs"]
+    print(f"copy bandwidth {copy_tbps:.3f} TB/s, bf16 GEMM 512x14336x4096 {gemm_tflops:.1f} TFLOP/s {label}\n")
+    print("| case | time (us) | rate | ratio | target | met |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for b in find("BM_GpuQuantMatVec"):
+        r = b["TBps"] / copy_tbps
+        case = b["name"].split("/")[1]
+        print(f"| mat-vec {case} b1 | {b['real_time']:.1f} | {b['TBps']:.3f} TB/s | {r:.0%} | 70% | {'yes' if r >= 0.7 else 'no'} |")
+    for b in find("BM_GpuQuantDequantGemm"):
+        r = b["TFLOPs"] / gemm_tflops
+        case = b["name"].split("/")[1]
+        print(f"| dequant+GEMM {case} b512 | {b['real_time']:.1f} | {b['TFLOPs']:.1f} TFLOP/s | {r:.0%} | 50% | {'yes' if r >= 0.5 else 'no'} |")
+
+
+if __name__ == "__main__":
+    main()
