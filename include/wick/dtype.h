@@ -4,6 +4,7 @@
 // goes through float: `float(x)` in, `f16(y)` out.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,9 +18,52 @@ inline constexpr DType kAllDTypes[kNumDTypes] = {DType::U8,  DType::U32,  DType:
                                                  DType::F16, DType::BF16, DType::F32, DType::F64};
 
 // Bits of a float <-> f16 / bf16, round to nearest even, NaN stays NaN (quiet).
-uint16_t f32_to_f16_bits(float f);
-float f16_bits_to_f32(uint16_t h);
-uint16_t f32_to_bf16_bits(float f);
+// Defined inline: every f16/bf16 element of every CPU op passes through these.
+inline uint16_t f32_to_f16_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000u);
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) {  // inf or NaN (NaN stays a quiet NaN with its top payload bits)
+    return uint16_t(sign | 0x7c00u | (ax > 0x7f800000u ? (0x200u | ((ax >> 13) & 0x3ffu)) : 0u));
+  }
+  if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to inf
+  if (ax < 0x38800000u) {                                   // below 2^-14: half subnormal (or zero)
+    float a = std::fabs(f) * 16777216.0f;                   // in units of 2^-24, exact
+    return uint16_t(sign | uint16_t(std::nearbyint(a)));    // 1024 carries into the smallest normal
+  }
+  uint32_t mant = ax & 0x7fffffu;
+  uint32_t h = (((ax >> 23) - 127 + 15) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry may bump the exponent: still right
+  return uint16_t(sign | h);
+}
+
+inline float f16_bits_to_f32(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  uint32_t u;
+  if (exp == 0) {
+    float v = float(mant) * 5.9604644775390625e-8f;  // mant * 2^-24
+    return sign ? -v : v;
+  } else if (exp == 31) {
+    u = sign | 0x7f800000u | (mant << 13);
+  } else {
+    u = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+inline uint16_t f32_to_bf16_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return uint16_t(x >> 16);
+}
+
 inline float bf16_bits_to_f32(uint16_t b) {
   uint32_t u = uint32_t(b) << 16;
   float f;
