@@ -71,7 +71,7 @@ TEST_F(GgufCli, InspectListsMetadataAndTensors) {
 
 TEST_F(GgufCli, QuantizeThenExport) {
   for (const char* src : {"in.gguf", "in.safetensors"}) {
-    CliRun q = run("quantize '" + p(src) + "' '" + p("out.gguf") + "' q4_k");
+    CliRun q = run("quantize '" + p(src) + "' '" + p("out.gguf") + "' --type q4_k");
     ASSERT_EQ(q.status, 0) << q.out;
     GgufFile g = GgufFile::open(p("out.gguf"));
     const std::string wname = std::string(src) == "in.gguf" ? "blk.0.w" : "w";
@@ -79,7 +79,7 @@ TEST_F(GgufCli, QuantizeThenExport) {
     EXPECT_EQ(g.find_tensor(wname)->type, uint32_t(GgmlType::Q4_K));
     EXPECT_EQ(g.find_tensor(nname)->type, uint32_t(GgmlType::F32));  // 1-D stays
     EXPECT_EQ(g.find("general.quantization_version")->as_uint(), 2u);
-    CliRun e = run("export '" + p("out.gguf") + "' " + wname + " '" + p("w.npy") + "'");
+    CliRun e = run("export '" + p("out.gguf") + "' " + wname + " -o '" + p("w.npy") + "'");
     ASSERT_EQ(e.status, 0) << e.out;
     Tensor back = read_npy(p("w.npy"));
     EXPECT_EQ(back.shape(), (Shape{4, 256}));
@@ -92,8 +92,8 @@ TEST_F(GgufCli, QuantizeThenExport) {
 }
 
 TEST_F(GgufCli, BadInputsFail) {
-  EXPECT_NE(run("quantize '" + p("in.gguf") + "' '" + p("o.gguf") + "' q9_9").status, 0);
-  CliRun missing = run("export '" + p("in.gguf") + "' nope '" + p("x.npy") + "'");
+  EXPECT_NE(run("quantize '" + p("in.gguf") + "' '" + p("o.gguf") + "' --type q9_9").status, 0);
+  CliRun missing = run("export '" + p("in.gguf") + "' nope -o '" + p("x.npy") + "'");
   EXPECT_NE(missing.status, 0);
   EXPECT_NE(missing.out.find("no tensor named 'nope'"), std::string::npos) << missing.out;
   std::ofstream(p("junk.gguf")) << "GGUFjunk";

@@ -2,7 +2,7 @@
 //   wick devices [--json]                     CPU, SIMD, BLAS, GPU backends and GPUs
 //   wick check [--device D]... [--family F]... [--json] [--verbose] [--list] [--seed N]
 //   wick bench [--device D] [--family F]... [--json] [--min-time S] [--min-repeats N] [--seed N]
-//   wick inspect FILE [--json] | quantize IN OUT TYPE | export FILE TENSOR OUT   (GGUF, safetensors)
+//   wick inspect FILE [--json] | quantize IN OUT --type T | export FILE TENSOR -o OUT   (GGUF, safetensors)
 // Exit status: 0 success, 1 a failed check or a benchmark that could not run, 2 bad usage.
 #include <fmt/format.h>
 
@@ -55,12 +55,12 @@ int main(int argc, char** argv) {
       "quantize", "re-quantize the matrices of a GGUF or safetensors file into a GGUF file");
   quantize->add_option("in", in_file, "input GGUF or safetensors file")->required();
   quantize->add_option("out", out_file, "output GGUF file")->required();
-  quantize->add_option("type", qtype, "target type (q4_0, q8_0, q4_k, ...)")->required();
+  quantize->add_option("--type,-t", qtype, "target type (q4_0, q8_0, q4_k, ...)")->required();
   auto* exp =
       app.add_subcommand("export", "one tensor of a GGUF or safetensors file, dequantized, as a .npy file");
   exp->add_option("file", in_file, "GGUF or safetensors file")->required();
   exp->add_option("tensor", tensor_name, "tensor name")->required();
-  exp->add_option("out", out_file, "output .npy file")->required();
+  exp->add_option("--output,-o", out_file, "output .npy file")->required();
 
   CLI11_PARSE(app, argc, argv);
 
