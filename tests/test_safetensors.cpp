@@ -14,11 +14,11 @@ namespace {
 
 // Hand-built file: 8-byte LE header length, the JSON text, then `data`.
 std::vector<uint8_t> build(const std::string& json, const std::vector<uint8_t>& data) {
-  std::vector<uint8_t> b(8);
   const uint64_t n = json.size();
+  std::vector<uint8_t> b(8 + json.size() + data.size());
   std::memcpy(b.data(), &n, 8);
-  b.insert(b.end(), json.begin(), json.end());
-  b.insert(b.end(), data.begin(), data.end());
+  std::memcpy(b.data() + 8, json.data(), json.size());
+  if (!data.empty()) std::memcpy(b.data() + 8 + json.size(), data.data(), data.size());
   return b;
 }
 
