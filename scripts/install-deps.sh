@@ -4,14 +4,15 @@
 # and nothing runs when everything is present.
 #   build + test:  build-essential cmake ninja-build ccache libopenblas-dev libgtest-dev
 #                  libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-#                  python3-pip clang
+#                  python3-pip clang libclang-rt-dev (libFuzzer + ASan runtimes; clang
+#                  only recommends them)
 #   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP; optional: a
 #                  release without them only loses the ROCm compile check)
 #   python:        numpy gguf (the GGUF reference in tests/python)
 set -euo pipefail
 
 core=(build-essential cmake ninja-build ccache libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev python3-pip clang)
+      libcli11-dev libfmt-dev nlohmann-json3-dev python3-pip clang libclang-rt-dev)
 rocm=(hipcc libamdhip64-dev rocm-device-libs)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

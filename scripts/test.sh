@@ -3,7 +3,10 @@
 # then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), then
 # compile-and-link checks of the GPU backends for each toolchain present (nvcc:
 # WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
-#   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1
+# Between them, the libFuzzer targets of the file parsers (scripts/fuzz.sh, clang) run
+# for a bounded time each.
+#   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1, WICK_SKIP_FUZZ=1,
+#   WICK_FUZZ_SECONDS (per target, default 45)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,6 +27,11 @@ step "release ctest"
 if [ "${WICK_SKIP_SANITIZE:-0}" != 1 ]; then
   step "sanitizer build and ctest"
   bash scripts/ci-sanitize.sh
+fi
+
+if [ "${WICK_SKIP_FUZZ:-0}" != 1 ]; then
+  step "libFuzzer targets (${WICK_FUZZ_SECONDS:-45} s each)"
+  FUZZ_JOBS="$jobs" bash scripts/fuzz.sh "${WICK_FUZZ_SECONDS:-45}" "$PWD/build-fuzz"
 fi
 
 if [ "${WICK_SKIP_GPU_BUILDS:-0}" != 1 ]; then
