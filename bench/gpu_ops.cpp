@@ -55,6 +55,13 @@ void BM_GpuOpsReduce(benchmark::State& state, ReduceOp op) {
   run_op(state, 4.0 * kSide * kSide + 4.0 * kSide, 0, 10, [&] { return x.reduce(op, {-1}, false); });
 }
 
+// tpr: threads per row (WICK_REDUCE_TPR, a wave or less: several rows per block).
+void BM_GpuOpsReduceTpr(benchmark::State& state, ReduceOp op, const char* tpr) {
+  ::setenv("WICK_REDUCE_TPR", tpr, 1);
+  BM_GpuOpsReduce(state, op);
+  ::unsetenv("WICK_REDUCE_TPR");
+}
+
 // cache "0": the kernels without the register row cache (WICK_NN_CACHE=0).
 void BM_GpuOpsSoftmax(benchmark::State& state, const char* cache) {
   REQUIRE_GPU_BENCH();
@@ -79,11 +86,37 @@ void BM_GpuOpsIndexSelect(benchmark::State& state, DType dt) {
          [&] { return x.index_select(ids, 0); });
 }
 
+// The one-thread-per-item kernel (WICK_IS_1D=1) beside the default 2-D row grid.
+void BM_GpuOpsIndexSelect1d(benchmark::State& state, DType dt) {
+  ::setenv("WICK_IS_1D", "1", 1);
+  BM_GpuOpsIndexSelect(state, dt);
+  ::unsetenv("WICK_IS_1D");
+}
+
 void BM_GpuOpsArgsort(benchmark::State& state, DType dt) {
   REQUIRE_GPU_BENCH();
   const size_t side = 4096;
   Tensor x = input(dt, Shape{side, side}, 27);
   run_op(state, double(dtype_size(dt) + 4) * side * side, 0, 10, [&] { return x.argsort(true); });
+}
+
+// WICK_ARGSORT=local: the one-pair-per-step shared-memory kernel (before argsort_reg).
+void BM_GpuOpsArgsortLocal(benchmark::State& state, DType dt) {
+  ::setenv("WICK_ARGSORT", "local", 1);
+  BM_GpuOpsArgsort(state, dt);
+  ::unsetenv("WICK_ARGSORT");
+}
+
+// The GEMM on inputs in [0, 1) (what bench/gpu_ops_compare.py gives torch), beside
+// BM_GpuOpsMatmul's [-1, 1): the matrix units' rate depends on the data.
+void BM_GpuOpsMatmulUnit(benchmark::State& state, DType dt, const char* gemm) {
+  REQUIRE_GPU_BENCH();
+  const size_t n = 8192;
+  if (gemm) ::setenv("WICK_GEMM", gemm, 1);
+  ::setenv("WICK_ALLOW_TF32", "0", 1);
+  Tensor a = input(dt, Shape{n, n}, 28, 0, 1), b = input(dt, Shape{n, n}, 29, 0, 1);
+  run_op(state, 0, 2.0 * n * n * n, 5, [&] { return a.matmul(b); });
+  if (gemm) ::unsetenv("WICK_GEMM");
 }
 
 void BM_GpuOpsMatmul(benchmark::State& state, DType dt, const char* gemm) {
@@ -111,16 +144,24 @@ void BM_GpuOpsConv2d(benchmark::State& state, DType dt) {
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, sum, ReduceOp::Sum);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, max, ReduceOp::Max);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, argmax, ReduceOp::ArgMax);
+WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, sum_tpr32, ReduceOp::Sum, "32");
+WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, max_tpr32, ReduceOp::Max, "32");
+WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, argmax_tpr32, ReduceOp::ArgMax, "32");
 WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32, "1");
 WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32_nc, "0");
 WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32, "1");
 WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32_nc, "0");
 WICK_GPU_OPS_BENCH(BM_GpuOpsIndexSelect, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsIndexSelect1d, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsArgsort, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, bf16, DType::BF16, nullptr);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32, DType::F32, nullptr);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32_portable, DType::F32, "portable");
 WICK_GPU_OPS_BENCH(BM_GpuOpsConv2d, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsArgsortLocal, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, bf16_blas, DType::BF16, "blas");
+WICK_GPU_OPS_BENCH(BM_GpuOpsMatmulUnit, bf16, DType::BF16, nullptr);
+WICK_GPU_OPS_BENCH(BM_GpuOpsMatmulUnit, bf16_blas, DType::BF16, "blas");
 
 }  // namespace
 }  // namespace wick

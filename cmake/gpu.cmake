@@ -91,7 +91,7 @@ if(WICK_CUDA)
   wick_gpu_module(wick-cuda)
   # cudart is linked statically: the module loads without a CUDA installation and
   # reports "no driver" instead of failing to load. cuBLAS serves matmul (issue 4).
-  target_link_libraries(wick-cuda PRIVATE CUDA::cudart_static CUDA::cublas)
+  target_link_libraries(wick-cuda PRIVATE CUDA::cudart_static CUDA::cublas CUDA::cublasLt)
   message(STATUS "wick: CUDA backend for sm ${WICK_CUDA_ARCHS} (+ PTX compute_${highest})")
 endif()
 

@@ -2,13 +2,18 @@
 // an out-of-range index surfaces as Error(IndexOutOfRange) naming the op at the
 // next synchronization (and the device stays usable), sentinel ids skip, the
 // portable GEMM (WICK_GEMM=portable) against float64 references, and the TF32
-// switch (off by default: full f32 precision). Skips when no GPU is present.
+// switch (off by default: full f32 precision), the f16/bf16 BLASLt path and the
+// classic BLAS call (WICK_GEMM=blas) both against float64, argsort's register and
+// shared-memory kernels (WICK_ARGSORT=local) against a host stable sort, and the
+// row-per-block im2col against a float64 convolution. Skips when no GPU is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -255,6 +260,140 @@ TEST(GpuGemm, F32UsesFullPrecisionUnlessTf32IsAllowed) {
     ScopedEnv env("WICK_ALLOW_TF32", "1");
     // Allowed: results stay within TF32's bound (the vendor may or may not use it).
     EXPECT_LT(max_err(ta.matmul(tb).to_vector<float>()), 64 * 0x1.0p-10);
+  }
+}
+
+// f16/bf16 go through BLASLt by default and through the classic call with
+// WICK_GEMM=blas: both within the dtype's rounding of float64, including a batch
+// shared by stride 0 and an operand at an offset that is not 256-byte aligned.
+TEST(GpuGemm, BlasLtAndClassicBlasMatchFloat64ForHalfTypes) {
+  REQUIRE_GPU();
+  for (const char* mode : {"default", "blas"}) {
+    ScopedEnv env("WICK_GEMM", mode);
+    for (DType dt : {DType::F16, DType::BF16}) {
+      SCOPED_TRACE(std::string(mode) + " " + std::string(dtype_name(dt)));
+      check_gemm(dt, 1, 64, 128, 256, false);
+      check_gemm(dt, 2, 33, 65, 17, false);
+      check_gemm(dt, 3, 31, 70, 129, true);
+      // (4, 5, 6) x (6, 8), the rhs shared by every batch; lhs viewed from offset 3.
+      std::vector<double> a = parity::round_to_dtype(seq_values(3 + 4 * 5 * 6, 1.0, 5), dt);
+      std::vector<double> b = parity::round_to_dtype(seq_values(6 * 8, 1.0, 6), dt);
+      Tensor ta = parity::make_input(a, Shape{3 + 4 * 5 * 6}, dt, kGpu, parity::LayoutKind::Contiguous)
+                      .narrow(0, 3, 4 * 5 * 6)
+                      .reshape(Shape{4, 5, 6});
+      Tensor tb = parity::make_input(b, Shape{6, 8}, dt, kGpu, parity::LayoutKind::Contiguous);
+      std::vector<double> got = ta.matmul(tb).to_dtype(DType::F64).to_vector<double>();
+      std::vector<double> aa(a.begin() + 3, a.end()), bb;
+      for (int p = 0; p < 4; ++p) bb.insert(bb.end(), b.begin(), b.end());
+      std::vector<double> want = ref_matmul(aa, bb, 4, 5, 8, 6);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_LE(std::abs(got[i] - want[i]), eps_of(dt) * std::abs(want[i]) + 4 * 0x1.0p-23 * 6) << i;
+    }
+  }
+}
+
+// Rows of `n` with few distinct values (ties), NaN and -0.0 among them.
+std::vector<float> tie_rows(size_t rows, size_t n, uint64_t salt) {
+  std::vector<float> v(rows * n);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const uint64_t h = (i * 2654435761u + salt * 40503u) % 1009;
+    v[i] = h < 20 ? std::numeric_limits<float>::quiet_NaN() : h < 40 ? -0.0f : float(h % 13) - 6.0f;
+  }
+  return v;
+}
+
+// Stable argsort of each row, NaN last in both orders, -0.0 equal to 0.0.
+std::vector<uint32_t> host_argsort(const std::vector<float>& v, size_t n, bool asc) {
+  std::vector<uint32_t> out;
+  for (size_t r = 0; r < v.size() / n; ++r) {
+    std::vector<uint32_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0u);
+    const float* row = v.data() + r * n;
+    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+      if (std::isnan(row[a])) return false;
+      if (std::isnan(row[b])) return true;
+      return asc ? row[a] < row[b] : row[a] > row[b];
+    });
+    out.insert(out.end(), idx.begin(), idx.end());
+  }
+  return out;
+}
+
+TEST(GpuSort, RegisterAndSharedMemoryKernelsGiveTheStableOrder) {
+  REQUIRE_GPU();
+  for (size_t n : {size_t(257), size_t(512), size_t(1500), size_t(4096)}) {
+    std::vector<float> v = tie_rows(5, n, n);
+    Tensor x = Tensor::from_vector(v, Shape{5, n}, kGpu);
+    for (bool asc : {true, false}) {
+      const std::vector<uint32_t> want = host_argsort(v, n, asc);
+      EXPECT_EQ(x.argsort(asc).to_vector<uint32_t>(), want) << "register kernel, n " << n << " asc " << asc;
+      ScopedEnv env("WICK_ARGSORT", "local");
+      EXPECT_EQ(x.argsort(asc).to_vector<uint32_t>(), want)
+          << "shared-memory kernel, n " << n << " asc " << asc;
+    }
+  }
+}
+
+// conv2d in float64: x (b, c, h, w), weights (co, c/groups, kh, kw).
+std::vector<double> ref_conv2d(const std::vector<double>& x, const std::vector<double>& w, size_t b, size_t c,
+                               size_t h, size_t wd, size_t co, size_t kh, size_t kw, size_t pad,
+                               size_t stride, size_t dil, size_t groups) {
+  const size_t oh = (h + 2 * pad - dil * (kh - 1) - 1) / stride + 1,
+               ow = (wd + 2 * pad - dil * (kw - 1) - 1) / stride + 1;
+  const size_t cg = c / groups, cog = co / groups;
+  std::vector<double> y(b * co * oh * ow, 0.0);
+  for (size_t p = 0; p < b; ++p)
+    for (size_t o = 0; o < co; ++o)
+      for (size_t i = 0; i < oh; ++i)
+        for (size_t j = 0; j < ow; ++j) {
+          double s = 0;
+          for (size_t q = 0; q < cg; ++q)
+            for (size_t u = 0; u < kh; ++u)
+              for (size_t t = 0; t < kw; ++t) {
+                const long long ih = (long long)(i * stride + u * dil) - (long long)pad;
+                const long long iw = (long long)(j * stride + t * dil) - (long long)pad;
+                if (ih < 0 || iw < 0 || ih >= (long long)h || iw >= (long long)wd) continue;
+                const size_t ci = (o / cog) * cg + q;
+                s += x[((p * c + ci) * h + size_t(ih)) * wd + size_t(iw)] *
+                     w[((o * cg + q) * kh + u) * kw + t];
+              }
+          y[((p * co + o) * oh + i) * ow + j] = s;
+        }
+  return y;
+}
+
+// The im2col block covers a row of output pixels: planes smaller than a block (1
+// and 6 pixels), one of several blocks' worth (2500), strided and dilated taps,
+// groups, and an input read through transposed strides.
+TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
+  REQUIRE_GPU();
+  ScopedEnv env("WICK_ALLOW_TF32", "0");
+  struct Spec {
+    size_t b, c, h, w, co, k, pad, stride, dil, groups;
+    bool transposed;
+  };
+  const Spec specs[] = {{2, 3, 3, 3, 4, 3, 0, 1, 1, 1, false},     // 1x1 output
+                        {2, 4, 5, 7, 6, 3, 1, 2, 1, 2, false},     // 3x4 output, groups
+                        {1, 2, 9, 11, 3, 3, 2, 1, 2, 1, true},     // dilation, strided input
+                        {2, 3, 50, 50, 5, 3, 1, 1, 1, 1, false}};  // 2500 pixels
+  for (const Spec& sp : specs) {
+    std::vector<double> x = seq_values(sp.b * sp.c * sp.h * sp.w, 1.0, 7);
+    std::vector<double> w = seq_values(sp.co * (sp.c / sp.groups) * sp.k * sp.k, 1.0, 8);
+    Tensor tx = sp.transposed ? parity::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
+                                                   parity::LayoutKind::Transposed)
+                              : parity::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
+                                                   parity::LayoutKind::Contiguous);
+    Tensor tw = parity::make_input(w, Shape{sp.co, sp.c / sp.groups, sp.k, sp.k}, DType::F32, kGpu,
+                                   parity::LayoutKind::Contiguous);
+    std::vector<float> got = tx.conv2d(tw, sp.pad, sp.stride, sp.dil, sp.groups).to_vector<float>();
+    std::vector<double> want =
+        ref_conv2d(x, w, sp.b, sp.c, sp.h, sp.w, sp.co, sp.k, sp.k, sp.pad, sp.stride, sp.dil, sp.groups);
+    ASSERT_EQ(got.size(), want.size()) << sp.h << "x" << sp.w;
+    const double terms = double(sp.c / sp.groups * sp.k * sp.k);
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 4 * 0x1.0p-23 * terms * 2 + 0x1.0p-23 * std::abs(want[i]))
+          << sp.h << "x" << sp.w << " element " << i;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "backend/dispatch.h"
 #include "backend/gpu/conv_geom.h"
@@ -21,6 +22,7 @@ namespace wick::gpu {
 namespace {
 
 constexpr size_t kColBytes = size_t(1) << 30;  // column scratch per chunk of batches
+constexpr size_t kMaxRows = size_t(1) << 20;   // im2col grid cap (grid-stride over column rows)
 
 ConvGeomK geom_2d(size_t c_in, size_t h, size_t w, size_t c_out, size_t k_h, size_t k_w, size_t pad,
                   size_t stride, size_t dil, size_t out_h, size_t out_w) {
@@ -66,15 +68,25 @@ StoragePtr conv_forward(const char* op, const GpuStorage& x, const Layout& l, co
   const char* w = static_cast<const char*>(contiguous_data(GpuStorage::of(kernel), k_l, keep_w));
   const size_t cin_g = g.c_in / groups, cout_g = g.c_out / groups, kk = cin_g * kpos, es = dtype_size(dt);
   const size_t per_batch = g.c_in * kpos * npix;
-  const size_t chunk = std::clamp<size_t>(kColBytes / std::max<size_t>(per_batch * es, 1), 1, batch);
+  // Batches per im2col + GEMM round: as many as kColBytes of columns hold, split
+  // evenly over the rounds (32 batches of 37.7 MB: 16 + 16, not 28 + 4).
+  const size_t most = std::clamp<size_t>(kColBytes / std::max<size_t>(per_batch * es, 1), 1, batch);
+  const size_t rounds = (batch + most - 1) / most, chunk = (batch + rounds - 1) / rounds;
+  if (npix > size_t(UINT32_MAX))
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("output plane of {}x{} pixels exceeds the GPU im2col's 32-bit pixel index",
+                            g.out_h, g.out_w));
+  // im2col: a block per column row; a small plane gets a smaller block.
+  unsigned im2col_block = 64;
+  while (im2col_block < 256 && im2col_block < npix) im2col_block *= 2;
   DeviceBuffer col(dev, std::min(chunk, batch) * per_batch * es);
   const void* xp = x.at(l.start_offset());
   for (size_t b0 = 0; b0 < batch; b0 += chunk) {
     size_t nb = std::min(chunk, batch - b0);
     void* colp = col.get();
     void* args[] = {&g, &b0, &nb, &xp, &colp};
-    dev.launch(kname("im2col", dt), Module::Conv, dim3(dev.grid_for(nb * per_batch)), dim3(dev.block_size()),
-               args);
+    dev.launch(kname("im2col", dt), Module::Conv,
+               dim3(unsigned(std::min<size_t>(nb * kk * groups, kMaxRows))), dim3(im2col_block), args);
     for (size_t grp = 0; grp < groups; ++grp) {
       gemm(dev, dt, dt, false, false, cout_g, npix, kk, w + grp * cout_g * kk * es, kk, 0,
            static_cast<const char*>(colp) + grp * kk * npix * es, npix, per_batch,
@@ -104,12 +116,12 @@ StoragePtr conv_transposed(const char* op, const GpuStorage& x, const Layout& l,
   for (size_t b0 = 0; b0 < batch; b0 += chunk) {
     size_t nb = std::min(chunk, batch - b0);
     void* colp = cols.get();
-    gemm(dev, dt, c_dt, true, false, rows, hw, g.c_in, w, rows, 0, xp + b0 * g.c_in * hw * es, hw, g.c_in * hw,
-         colp, hw, per_batch, nb);
+    gemm(dev, dt, c_dt, true, false, rows, hw, g.c_in, w, rows, 0, xp + b0 * g.c_in * hw * es, hw,
+         g.c_in * hw, colp, hw, per_batch, nb);
     void* o = static_cast<char*>(out->raw()) + b0 * g.c_out * npix * es;
     void* args[] = {&g, &nb, &colp, &o};
-    dev.launch(kname("col2im", dt), Module::Conv, dim3(dev.grid_for(nb * g.c_out * npix)), dim3(dev.block_size()),
-               args);
+    dev.launch(kname("col2im", dt), Module::Conv, dim3(dev.grid_for(nb * g.c_out * npix)),
+               dim3(dev.block_size()), args);
   }
   return out;
 }
@@ -124,8 +136,8 @@ StoragePtr GpuStorage::conv1d(const Layout& l, const BackendStorage& kernel, con
 
 StoragePtr GpuStorage::conv2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
                               const Conv2dParams& p) const {
-  ConvGeomK g = geom_2d(p.c_in, p.i_h, p.i_w, p.c_out, p.k_h, p.k_w, p.padding, p.stride, p.dilation, p.out_h(),
-                        p.out_w());
+  ConvGeomK g = geom_2d(p.c_in, p.i_h, p.i_w, p.c_out, p.k_h, p.k_w, p.padding, p.stride, p.dilation,
+                        p.out_h(), p.out_w());
   return conv_forward("conv2d", *this, l, kernel, k_l, g, p.b_size, p.groups);
 }
 
@@ -137,8 +149,8 @@ StoragePtr GpuStorage::conv_transpose1d(const Layout& l, const BackendStorage& k
 
 StoragePtr GpuStorage::conv_transpose2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
                                         const ConvTranspose2dParams& p) const {
-  ConvGeomK g = geom_2d(p.c_in, p.i_h, p.i_w, p.c_out, p.k_h, p.k_w, p.padding, p.stride, p.dilation, p.out_h(),
-                        p.out_w());
+  ConvGeomK g = geom_2d(p.c_in, p.i_h, p.i_w, p.c_out, p.k_h, p.k_w, p.padding, p.stride, p.dilation,
+                        p.out_h(), p.out_w());
   return conv_transposed("conv_transpose2d", *this, l, kernel, k_l, g, p.b_size);
 }
 
@@ -161,7 +173,8 @@ StoragePtr GpuStorage::pool2d(PoolOp op, const Layout& l, std::array<size_t, 2> 
 
 namespace {
 
-StoragePtr upsample_nearest(const GpuStorage& s, const Layout& l, size_t ih, size_t iw, size_t oh, size_t ow) {
+StoragePtr upsample_nearest(const GpuStorage& s, const Layout& l, size_t ih, size_t iw, size_t oh,
+                            size_t ow) {
   const auto& d = l.dims();
   size_t n = d[0] * d[1] * oh * ow;
   auto out = gpu_alloc(s.dev(), n, s.dtype());
@@ -196,8 +209,8 @@ StoragePtr GpuStorage::upsample_bilinear2d(const Layout& l, const BilinearParams
   size_t ih = d[2], iw = d[3], oh = p.out_h, ow = p.out_w, align = p.align_corners ? 1 : 0;
   double sh = p.scale_h.value_or(0.0), sw = p.scale_w.value_or(0.0);
   void* args[] = {&n, &pl, &ih, &iw, &oh, &ow, &align, &sh, &sw, &x, &o};
-  dev_.launch(kname("upsample_bilinear", dtype_), Module::Conv, dim3(dev_.grid_for(n)), dim3(dev_.block_size()),
-              args);
+  dev_.launch(kname("upsample_bilinear", dtype_), Module::Conv, dim3(dev_.grid_for(n)),
+              dim3(dev_.block_size()), args);
   return out;
 }
 

@@ -140,6 +140,11 @@ class GpuDevice final : public BackendDevice {
   // The vendor BLAS handle on this device's stream (created on first use); null
   // in a build without vendor BLAS.
   void* blas_handle();
+  // The vendor BLASLt handle (created on first use; null without one) and the GEMM
+  // workspace both handles use on this device's stream (kBlasWorkspaceBytes).
+  void* blas_lt_handle();
+  void* blas_workspace();
+  static constexpr size_t kBlasWorkspaceBytes = size_t(32) << 20;
 
   // Issue 5 (defined in quantized.cpp): the QUANTIZED module's entry points.
   StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
@@ -148,10 +153,12 @@ class GpuDevice final : public BackendDevice {
                      const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) override;
 
  private:
-  std::mutex issue4_mu_;              // guards the two lazily created members below
+  std::mutex issue4_mu_;              // guards the lazily created members below
   void* index_error_host_ = nullptr;  // IndexErrorRecord*, host view
   void* index_error_dev_ = nullptr;   // the same record, device view
   void* blas_handle_ = nullptr;       // gpublasHandle_t
+  void* blas_lt_handle_ = nullptr;    // gpublasLtHandle_t
+  void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes from the caching allocator, kept
 
   int local_, global_;
   GpuDeviceInfo info_;

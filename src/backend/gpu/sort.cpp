@@ -1,19 +1,31 @@
 // Entry point of the SORT family: argsort of the last dim (kernels/sort.cu).
-// A row of up to 4096 elements is sorted in one launch, in shared memory; longer
+// A row of up to 4096 elements is sorted in one launch, in shared memory: with
+// 32-bit keys and 257..4096 elements by argsort_reg (16 pairs per thread in
+// registers; WICK_ARGSORT=local selects the one-pair-per-step kernel instead, for
+// comparison), otherwise by argsort_local. Longer
 // rows go through a global-memory bitonic merge (log2(P)^2 / 2 step launches at
 // most, P the row length rounded up to a power of two) with shared-memory passes
 // for the steps that stay inside a 4096-element chunk.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "backend/gpu/gpu_ops.h"
 
 namespace wick::gpu {
 
 namespace {
-constexpr size_t kLocal = 4096;  // kernels/sort.cu: kLocal
+constexpr size_t kLocal = 4096;   // kernels/sort.cu: kLocal
+constexpr size_t kRegItems = 16;  // kernels/sort.cu: kRegItems (pairs per thread)
+constexpr size_t kRegMin = 512;   // smallest padded row argsort_reg takes (32 threads)
+
+bool force_local() {
+  const char* v = std::getenv("WICK_ARGSORT");
+  return v && std::strcmp(v, "local") == 0;
 }
+}  // namespace
 
 StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   const size_t total = l.elem_count();
@@ -28,6 +40,16 @@ StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   const unsigned threads = unsigned(std::clamp<size_t>(L / 2, 32, 512));
   size_t asc = ascending ? 1 : 0;
   const void* x = at(l.start_offset());
+  if (ksize == 4 && P >= kRegMin && P <= kLocal && !force_local()) {
+    size_t log_p = 0;
+    while ((size_t(1) << log_p) < P) ++log_p;
+    void* o = out->raw();
+    void* args[] = {&rows, &n, &log_p, &asc, &x, &o};
+    dev_.launch(kname("argsort_reg", dtype_), Module::Sort,
+                dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))), dim3(unsigned(P / kRegItems)), args,
+                (P + P / kRegItems) * sizeof(uint64_t));
+    return out;
+  }
   const std::string local = kname("argsort_local", dtype_);
   if (P == L) {
     void* keys = nullptr;

@@ -2,6 +2,7 @@
 // rules of src/backend/cpu/conv.cpp.
 //   im2col_{dtype}: col[p, c*KH*KW + kh*KW + kw, oh*OW + ow] for batches [b0, b0+nb)
 //     of a (possibly strided) NCHW input, 0 in the padding; conv = W x col (GEMM).
+//     A block per column row (grid-stride over rows), threads over its pixels.
 //   col2im_{dtype}: out[p, co, oh, ow] = sum over (kh, kw) of cols[p, co*KH*KW +
 //     kh*KW + kw, ih*W + iw] where oh = ih*stride + kh*dil - pad (likewise w),
 //     gathered per output (no atomics), cols in the compute type.
@@ -10,7 +11,7 @@
 //   upsample_nearest_{dtype}: src = floor(dst * in / out) exactly (1-D: h = 1).
 //   upsample_bilinear_{dtype}: PyTorch's source-index rules in f64; integers round
 //     half away from zero.
-// Every kernel is a grid-stride loop over its contiguous output.
+// Every other kernel is a grid-stride loop over its contiguous output.
 #include "../conv_geom.h"
 #include "functors.cuh"
 
@@ -21,19 +22,30 @@ using ::wick::gpu::ConvGeomK;
 #define WK_GRID_LOOP(t, n) \
   for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < (n); t += size_t(gridDim.x) * blockDim.x)
 
+// One block per column row (p, c, kh, kw) at a time, its threads over the row's
+// output pixels: the row's source plane and tap offsets are computed once, and a
+// pixel costs one 32-bit division (npix < 2^32: checked by the host).
 template <class T>
 __device__ void im2col(ConvGeomK g, size_t b0, size_t nb, const T* x, T* col) {
-  const size_t kpos = g.k_h * g.k_w, kk = g.c_in * kpos, npix = g.out_h * g.out_w;
-  WK_GRID_LOOP(t, nb * kk * npix) {
-    const size_t pix = t % npix, rr = (t / npix) % kk, p = t / (npix * kk);
-    const size_t c = rr / kpos, kh = (rr % kpos) / g.k_w, kw = rr % g.k_w;
-    const size_t oh = pix / g.out_w, ow = pix % g.out_w;
-    const long long ih = (long long)(oh * g.stride_h + kh * g.dil_h) - (long long)g.pad_h;
-    const long long iw = (long long)(ow * g.stride_w + kw * g.dil_w) - (long long)g.pad_w;
-    T v{};
-    if (ih >= 0 && (unsigned long long)ih < g.h && iw >= 0 && (unsigned long long)iw < g.w)
-      v = x[(b0 + p) * g.s_b + c * g.s_c + size_t(ih) * g.s_h + size_t(iw) * g.s_w];
-    col[t] = v;
+  const size_t kpos = g.k_h * g.k_w, kk = g.c_in * kpos;
+  const uint32_t out_w = uint32_t(g.out_w), npix = uint32_t(g.out_h * g.out_w);
+  for (size_t row = blockIdx.x; row < nb * kk; row += gridDim.x) {
+    const size_t p = row / kk, rr = row - p * kk;
+    const size_t c = rr / kpos, kr = rr - c * kpos;
+    const size_t kh = kr / g.k_w, kw = kr - kh * g.k_w;
+    const T* plane = x + (b0 + p) * g.s_b + c * g.s_c;
+    const long long h0 = (long long)(kh * g.dil_h) - (long long)g.pad_h;
+    const long long w0 = (long long)(kw * g.dil_w) - (long long)g.pad_w;
+    T* dst = col + row * npix;
+    for (uint32_t pix = threadIdx.x; pix < npix; pix += blockDim.x) {
+      const uint32_t oh = pix / out_w, ow = pix - oh * out_w;
+      const long long ih = (long long)oh * (long long)g.stride_h + h0;
+      const long long iw = (long long)ow * (long long)g.stride_w + w0;
+      T v{};
+      if (ih >= 0 && (unsigned long long)ih < g.h && iw >= 0 && (unsigned long long)iw < g.w)
+        v = plane[size_t(ih) * g.s_h + size_t(iw) * g.s_w];
+      dst[pix] = v;
+    }
   }
 }
 
