@@ -1,121 +1,147 @@
 #!/usr/bin/env bash
-# The GPU machine's check (issue 3), in one call of the `device` tool:
-#   build the CUDA backend (sm_90) with tests and benchmarks, run the GPU tests,
-#   run them again under compute-sanitizer memcheck, run the GPU benchmarks and
-#   bench/torch_compare.py. Logs go to $OUT (at most 8 files come back).
-# usage: scripts/gpu-check.sh [all|test|bench|ops]   (default all; the launch-shape sweep runs in bench only;
-#        ops: the issue-4 op families, see below)
+# The GPU machine's check, in one call of the `device` tool: builds the CUDA backend
+# (sm_90) with tests and benchmarks, or uses binaries built elsewhere, then
+#   test:  every GPU test (backend, elementwise, ops, quant), every parity family on
+#          gpu:0 with the bench-sized cases, `wick devices`, `wick check --device
+#          gpu:0`, and the GPU tests again under compute-sanitizer memcheck;
+#   bench: every GPU benchmark (wick_bench --benchmark_filter=BM_Gpu), PyTorch on
+#          the same cases in the same run (bench/torch_compare.py,
+#          bench/gpu_ops_compare.py), the quantized targets
+#          (bench/gpu_quant_report.py), and `wick bench --device gpu:0`.
+# Logs go to $OUT; summary.txt is the digest.
+#
+# usage: scripts/gpu-check.sh [all|test|bench|ops|quant|sweep]   (default all)
+#   ops / quant: tests and benchmarks of the issue-4 families / the QUANTIZED module
+#   sweep:       the elementwise launch-shape sweep (block x blocks-per-SM cap)
+#   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
+#     executables (test_*, wick_bench, wick) built for sm_90 elsewhere (strip them to
+#     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
+#     load here, else the script builds.
+#   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
 set -uo pipefail
 MODE=${1:-all}
 OUT=${OUT:-$PWD/gpu-check-out}
 B=${WICK_GPU_BUILD:-build-h200}
 mkdir -p "$OUT"
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.txt"; }
+S="$OUT/summary.txt"
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$S"; }
+want() { [ "$MODE" = all ] || [[ " $* " == *" $MODE "* ]]; }  # does MODE include one of these parts?
 
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
   nvcc --version | tail -2
   git rev-parse HEAD 2>/dev/null || true
   git status --short 2>/dev/null | head -20 || true
-} >"$OUT/summary.txt" 2>&1
+} >"$S" 2>&1
 
-# ---- issue 4 (gpu4): `ops` mode checks reduce/sort/indexing/matmul/conv/nn --------
-# Runs test_gpu_ops, every parity case on gpu:0, test_gpu_ops under memcheck, the
-# BM_GpuOps benchmarks (+ the d2d copy) and bench/gpu_ops_compare.py. With
-# WICK_GPU_PREBUILT=<dir> holding libwick.so, libwick-cuda.so, test_gpu_ops,
-# test_parity and wick_bench built elsewhere, it skips the build when they run here.
-if [ "$MODE" = ops ]; then
-  P=${WICK_GPU_PREBUILT:-}
-  if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_ops" --gtest_list_tests >/dev/null 2>&1 &&
-    ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
-    B="$P"
-    export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    log "using prebuilt binaries in $P"
-  else
-    log "configure + build (ops)"
-    cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
-      -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
-    ninja -C "$B" -j16 wick wick-cuda test_gpu_ops test_parity wick_bench >>"$OUT/build.log" 2>&1 ||
-      { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
-  fi
-  rc=0
-  log "test_gpu_ops"
-  timeout 40 "$B/test_gpu_ops" 2>&1 | tee -a "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" |
-    sed "s/^/test_gpu_ops: /" | tee -a "$OUT/summary.txt"
-  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-  log "parity on gpu:0 (every family, bench-sized cases left out)"
-  WICK_PARITY_SMALL=1 timeout 80 "$B/test_parity" --gtest_filter='*gpu_0*' >"$OUT/parity.log" 2>&1 || rc=1
-  grep -E "^\[ +(OK|FAILED) +\]|tests ran|PASSED" "$OUT/parity.log" | tee -a "$OUT/summary.txt"
-  grep -E " on gpu:0: " "$OUT/parity.log" | head -80 >>"$OUT/summary.txt"
-  log "benchmarks (BM_GpuOps)"
-  timeout 90 "$B/wick_bench" --benchmark_filter='BM_GpuOps|BM_GpuD2DCopy/f32' \
-    --benchmark_out="$OUT/wick_bench.json" --benchmark_out_format=json >"$OUT/bench.log" 2>&1
-  grep -E "^BM_" "$OUT/bench.log" | tee -a "$OUT/summary.txt"
-  log "gpu_ops_compare"
-  PYTHONUNBUFFERED=1 timeout 75 python3 bench/gpu_ops_compare.py "$OUT/wick_bench.json" \
-    --out "$OUT/gpu_ops_compare.md" 2>&1 | tail -60 | tee -a "$OUT/summary.txt"
-  log "parity, bench-sized cases of the issue-4 families"
-  timeout 50 "$B/test_parity" --gtest_filter='*reduce_gpu_0*:*sort_gpu_0*:*indexing_gpu_0*:*nn_gpu_0*:*gpu_sizes_gpu_0*' \
-    >"$OUT/parity_full.log" 2>&1 || rc=1
-  grep -E "^\[ +(OK|FAILED) +\]" "$OUT/parity_full.log" | sed "s/^/full: /" | tee -a "$OUT/summary.txt"
-  grep -E " on gpu:0: " "$OUT/parity_full.log" | head -30 | sed "s/^/full: /" >>"$OUT/summary.txt"
-  log "test_gpu_ops under memcheck"
-  timeout 30 compute-sanitizer --tool memcheck --error-exitcode 99 "$B/test_gpu_ops" >"$OUT/sanitizer.log" 2>&1
-  echo "test_gpu_ops under memcheck: exit $?" | tee -a "$OUT/summary.txt"
-  grep "ERROR SUMMARY" "$OUT/sanitizer.log" | tee -a "$OUT/summary.txt"
-  log "done (ops rc $rc)"
-  exit $rc
+# ---- binaries ------------------------------------------------------------------------
+P=${WICK_GPU_PREBUILT:-}
+if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_backend" --gtest_list_tests >/dev/null 2>&1 &&
+  ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
+  B="$P"
+  export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  log "using prebuilt binaries in $P"
+else
+  log "configure + build"
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
+    -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+  ninja -C "$B" -j16 wick wick-cuda wick_cli wick_bench test_gpu_backend test_gpu_elementwise test_gpu_ops \
+    test_gpu_quant test_parity >>"$OUT/build.log" 2>&1 ||
+    { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
+  log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
 fi
-
-log "configure + build"
-cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
-  -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
-targets="wick wick-cuda test_gpu_backend test_gpu_elementwise"
-[ "$MODE" != test ] && targets="$targets wick_bench"
-[ -f tests/test_parity.cpp ] && targets="$targets test_parity"
-ninja -C "$B" -j16 $targets >>"$OUT/build.log" 2>&1 || { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
-log "built: $(ls -la $B/libwick-cuda.so | awk '{print $5}') bytes libwick-cuda.so"
 
 rc=0
-if [ "$MODE" != bench ]; then
+gtest() {  # name timeout [gtest args...]: runs one test binary, digest to the summary
+  local t=$1 secs=$2
+  shift 2
+  [ -x "$B/$t" ] || { log "$t: not built"; rc=1; return; }
+  timeout "$secs" "$B/$t" "$@" >"$OUT/$t.log" 2>&1
+  local r=$?
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|^\[  FAILED" "$OUT/$t.log" | sed "s/^/$t: /" | tee -a "$S"
+  [ $r = 0 ] || { echo "$t: exit $r" | tee -a "$S"; rc=1; }
+}
+memcheck() {  # name timeout [gtest args...]
+  local t=$1 secs=$2
+  shift 2
+  [ -x "$B/$t" ] || return
+  timeout "$secs" compute-sanitizer --tool memcheck --error-exitcode 99 "$B/$t" "$@" >"$OUT/memcheck-$t.log" 2>&1
+  local r=$?
+  echo "$t under memcheck: exit $r; $(grep "ERROR SUMMARY" "$OUT/memcheck-$t.log" | tail -1)" | tee -a "$S"
+  [ $r = 0 ] || rc=1
+}
+
+# ---- tests ---------------------------------------------------------------------------
+if want test ops quant; then
   log "GPU tests"
-  for t in test_gpu_backend test_gpu_elementwise; do
-    timeout 150 "$B/$t" 2>&1 | tee -a "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" | sed "s/^/$t: /" | tee -a "$OUT/summary.txt"
-    [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-  done
-  if [ -x "$B/test_parity" ]; then
-    timeout 90 "$B/test_parity" --gtest_filter='*gpu*' 2>&1 | tee -a "$OUT/tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" | sed "s/^/test_parity(gpu): /" | tee -a "$OUT/summary.txt"
+  if want test; then
+    gtest test_gpu_backend 150
+    gtest test_gpu_elementwise 150
+  fi
+  want test ops && gtest test_gpu_ops 60
+  want test quant && gtest test_gpu_quant 120
+  if want test ops; then
+    log "parity on gpu:0 (every family, bench-sized cases included)"
+    timeout 150 "$B/test_parity" --gtest_filter='*gpu_0*' >"$OUT/test_parity.log" 2>&1 || rc=1
+    grep -E "^\[ +(OK|FAILED) +\]|PASSED|FAILED" "$OUT/test_parity.log" | tee -a "$S"
+    grep -E " on gpu:0: " "$OUT/test_parity.log" | head -40 >>"$S"
+  fi
+  if want test && [ -x "$B/wick" ]; then
+    log "wick devices; wick check --device gpu:0"
+    { timeout 20 "$B/wick" devices; timeout 150 "$B/wick" check --device gpu:0; } >"$OUT/wick-check.log" 2>&1 ||
+      rc=1
+    grep -v "^  " "$OUT/wick-check.log" | tail -25 | tee -a "$S"
   fi
   log "compute-sanitizer memcheck"
-  for t in test_gpu_backend test_gpu_elementwise; do
-    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 "$B/$t" \
-      --gtest_filter='-GpuLarge.*:GpuAllocator.AnImpossible*' >>"$OUT/sanitizer.log" 2>&1
-    echo "$t under memcheck: exit $? ($(grep -c 'Invalid\|ERROR SUMMARY: [1-9]' "$OUT/sanitizer.log") error lines so far)" | tee -a "$OUT/summary.txt"
-  done
-  grep "ERROR SUMMARY" "$OUT/sanitizer.log" | tee -a "$OUT/summary.txt"
+  if want test; then
+    memcheck test_gpu_backend 150 --gtest_filter='-GpuLarge.*:GpuAllocator.AnImpossible*'
+    memcheck test_gpu_elementwise 150
+  fi
+  want test ops && memcheck test_gpu_ops 90
+  want test quant && memcheck test_gpu_quant 150 --gtest_filter='*q4_0*:*q4_K*:*q6_K*:*q8_0*:*Row*:*Dtype*:*Hand*'
 fi
 
-if [ "$MODE" != test ]; then
+# ---- benchmarks ----------------------------------------------------------------------
+bench() {  # filter json-name timeout
+  timeout "$3" "$B/wick_bench" --benchmark_filter="$1" --benchmark_out="$OUT/$2" --benchmark_out_format=json \
+    >"$OUT/${2%.json}.log" 2>&1 || { echo "wick_bench $1: exit $?" | tee -a "$S"; rc=1; }
+  grep -E "^BM_" "$OUT/${2%.json}.log" | tee -a "$S"
+}
+if want bench ops quant; then
   log "benchmarks"
-  timeout 120 "$B/wick_bench" --benchmark_filter=BM_Gpu --benchmark_out="$OUT/wick_bench.json" \
-    --benchmark_out_format=json >"$OUT/bench.log" 2>&1
-  log "torch_compare"
-  PYTHONUNBUFFERED=1 timeout 150 python3 bench/torch_compare.py "$OUT/wick_bench.json" --out "$OUT/torch_compare.md" \
-    2>&1 | tee -a "$OUT/summary.txt"
-  if [ "$MODE" = bench ]; then
+  if want bench; then
+    bench 'BM_Gpu(D2DCopy|Affine|Exp|Add|Where|Cast|BroadcastAdd|TransposeCopy)/' wick_bench_elementwise.json 120
+    log "torch_compare (elementwise, PyTorch in the same run)"
+    PYTHONUNBUFFERED=1 timeout 120 python3 bench/torch_compare.py "$OUT/wick_bench_elementwise.json" \
+      --out "$OUT/torch_compare.md" 2>&1 | tail -25 | tee -a "$S"
+  fi
+  if want bench ops; then
+    bench 'BM_GpuOps|BM_GpuD2DCopy/f32' wick_bench_ops.json 150
+    log "gpu_ops_compare (PyTorch in the same run)"
+    PYTHONUNBUFFERED=1 timeout 120 python3 bench/gpu_ops_compare.py "$OUT/wick_bench_ops.json" \
+      --out "$OUT/gpu_ops_compare.md" 2>&1 | tail -40 | tee -a "$S"
+  fi
+  if want bench quant; then
+    bench 'BM_GpuQuant' wick_bench_quant.json 200
+    python3 bench/gpu_quant_report.py "$OUT/wick_bench_quant.json" | tee "$OUT/gpu_quant_report.md" | tee -a "$S"
+  fi
+  if want bench && [ -x "$B/wick" ]; then
+    log "wick bench --device gpu:0"
+    timeout 120 "$B/wick" bench --device gpu:0 >"$OUT/wick-bench-cli.log" 2>&1 || rc=1
+    tail -15 "$OUT/wick-bench-cli.log" | tee -a "$S"
+  fi
+fi
+
+if [ "$MODE" = sweep ]; then
   log "launch-shape sweep (block x blocks-per-SM cap; 0 = uncapped)"
   for blk in 128 256 512; do
     for cap in 0 4 16; do
       WICK_GPU_BLOCK=$blk WICK_GPU_BLOCKS_PER_SM=$cap timeout 60 "$B/wick_bench" \
         --benchmark_filter='BM_Gpu(Affine|Add|Exp)/(f32|bf16)|BM_GpuBroadcastAdd' --benchmark_min_time=0.1 2>&1 |
-        grep -E "^BM_" | awk -v b=$blk -v c=$cap '{print "block " b " cap " c ": " $0}' >>"$OUT/bench.log"
+        grep -E "^BM_" | awk -v b=$blk -v c=$cap '{print "block " b " cap " c ": " $0}' >>"$OUT/sweep.log"
     done
   done
-  grep "^block" "$OUT/bench.log" | awk '{print $1,$2,$3,$4,$5,$(NF-1)}' | tee -a "$OUT/summary.txt" | tail -40
-  fi
-  if [ -x "$B/wick" ]; then
-    timeout 120 "$B/wick" bench --device gpu:0 >>"$OUT/bench.log" 2>&1 || true
-  fi
+  awk '{print $1,$2,$3,$4,$5,$(NF-1)}' "$OUT/sweep.log" | tee -a "$S"
 fi
-log "done (tests rc $rc)"
+log "done (rc $rc)"
 exit $rc

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -378,4 +379,28 @@ extern "C" __attribute__((visibility("default"))) long wick_gpu_module_load_coun
   GpuDevice* d = g_backend->existing(ordinal);
   if (!d) return -1;
   return long(d->modules().load_count(Module(module)));
+}
+
+// A test hook (looked up with dlsym) for the launch-failure path: launches kernel
+// `kernel` of the AFFINE module, with affine's parameters and no elements, on local
+// device `ordinal` (opened already) with the given grid and block. Returns -1 when
+// the device was never opened, 0 when the launch was accepted, else the ErrorKind
+// of the wick::Error it raised, with that error's message copied to `msg`.
+extern "C" __attribute__((visibility("default"))) int wick_gpu_test_launch_affine(
+    int ordinal, const char* kernel, unsigned grid, unsigned block, char* msg, size_t msg_len) {
+  using namespace wick::gpu;
+  GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
+  if (!d) return -1;
+  size_t numel = 0, num_dims = 0;
+  const void *info = nullptr, *inp = nullptr;
+  void* out = nullptr;
+  double mul = 1.0, add = 0.0;
+  void* args[] = {&numel, &num_dims, &info, &inp, &out, &mul, &add};
+  try {
+    d->launch(kernel, Module::Affine, dim3(grid), dim3(block), args);
+    return 0;
+  } catch (const wick::Error& e) {
+    if (msg && msg_len) std::snprintf(msg, msg_len, "%s", e.what());
+    return int(e.kind());
+  }
 }
