@@ -159,9 +159,9 @@ WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32, DType::F32, nullptr);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32_portable, DType::F32, "portable");
 WICK_GPU_OPS_BENCH(BM_GpuOpsConv2d, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsArgsortLocal, f32, DType::F32);
-WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, bf16_blas, DType::BF16, "blas");
+WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, bf16_lt, DType::BF16, "lt");
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmulUnit, bf16, DType::BF16, nullptr);
-WICK_GPU_OPS_BENCH(BM_GpuOpsMatmulUnit, bf16_blas, DType::BF16, "blas");
+WICK_GPU_OPS_BENCH(BM_GpuOpsMatmulUnit, bf16_lt, DType::BF16, "lt");
 
 }  // namespace
 }  // namespace wick

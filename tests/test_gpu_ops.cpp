@@ -2,8 +2,8 @@
 // an out-of-range index surfaces as Error(IndexOutOfRange) naming the op at the
 // next synchronization (and the device stays usable), sentinel ids skip, the
 // portable GEMM (WICK_GEMM=portable) against float64 references, and the TF32
-// switch (off by default: full f32 precision), the f16/bf16 BLASLt path and the
-// classic BLAS call (WICK_GEMM=blas) both against float64, argsort's register and
+// switch (off by default: full f32 precision), the f16/bf16 classic BLAS call and
+// the BLASLt path (WICK_GEMM=lt) both against float64, argsort's register and
 // shared-memory kernels (WICK_ARGSORT=local) against a host stable sort, and the
 // row-per-block im2col against a float64 convolution. Skips when no GPU is present.
 #include <gtest/gtest.h>
@@ -263,12 +263,12 @@ TEST(GpuGemm, F32UsesFullPrecisionUnlessTf32IsAllowed) {
   }
 }
 
-// f16/bf16 go through BLASLt by default and through the classic call with
-// WICK_GEMM=blas: both within the dtype's rounding of float64, including a batch
+// f16/bf16 go through the classic BLAS call by default and through BLASLt with
+// WICK_GEMM=lt: both within the dtype's rounding of float64, including a batch
 // shared by stride 0 and an operand at an offset that is not 256-byte aligned.
 TEST(GpuGemm, BlasLtAndClassicBlasMatchFloat64ForHalfTypes) {
   REQUIRE_GPU();
-  for (const char* mode : {"default", "blas"}) {
+  for (const char* mode : {"default", "lt"}) {
     ScopedEnv env("WICK_GEMM", mode);
     for (DType dt : {DType::F16, DType::BF16}) {
       SCOPED_TRACE(std::string(mode) + " " + std::string(dtype_name(dt)));
@@ -364,8 +364,9 @@ std::vector<double> ref_conv2d(const std::vector<double>& x, const std::vector<d
 }
 
 // The im2col block covers a row of output pixels: planes smaller than a block (1
-// and 6 pixels), one of several blocks' worth (2500), strided and dilated taps,
-// groups, and an input read through transposed strides.
+// and 12 pixels), one of several blocks' worth (2500), strided and dilated taps,
+// groups, and an input read through transposed strides; output widths that are a
+// multiple of 4 (4 pixels a thread) and ones that are not.
 TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
   REQUIRE_GPU();
   ScopedEnv env("WICK_ALLOW_TF32", "0");
@@ -376,7 +377,10 @@ TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
   const Spec specs[] = {{2, 3, 3, 3, 4, 3, 0, 1, 1, 1, false},     // 1x1 output
                         {2, 4, 5, 7, 6, 3, 1, 2, 1, 2, false},     // 3x4 output, groups
                         {1, 2, 9, 11, 3, 3, 2, 1, 2, 1, true},     // dilation, strided input
-                        {2, 3, 50, 50, 5, 3, 1, 1, 1, 1, false}};  // 2500 pixels
+                        {2, 3, 50, 50, 5, 3, 1, 1, 1, 1, false},   // 2500 pixels
+                        {2, 3, 16, 16, 4, 3, 1, 1, 1, 1, false},   // 16x16: 4 pixels a thread
+                        {1, 4, 17, 16, 6, 3, 1, 2, 1, 2, true},    // 9x8, stride 2, groups, strided input
+                        {1, 2, 40, 48, 3, 5, 4, 1, 2, 1, false}};  // 40x48, dilation 2, pad 4
   for (const Spec& sp : specs) {
     std::vector<double> x = seq_values(sp.b * sp.c * sp.h * sp.w, 1.0, 7);
     std::vector<double> w = seq_values(sp.co * (sp.c / sp.groups) * sp.k * sp.k, 1.0, 8);

@@ -1,7 +1,7 @@
 // Entry point of matmul and the GEMM every GPU matmul and convolution goes
-// through (gpu_ops.h): cuBLAS (cublasGemmStridedBatchedEx; f16/bf16 through
-// cuBLASLt with a heuristic algorithm unless WICK_GEMM=blas; both with a 32 MiB
-// workspace) in the CUDA build, the
+// through (gpu_ops.h): cuBLAS (cublasGemmStridedBatchedEx with a 32 MiB workspace;
+// f16/bf16 through cuBLASLt with a heuristic algorithm when WICK_GEMM=lt) in the
+// CUDA build, the
 // portable tiled kernels of kernels/matmul.cu otherwise (the ROCm build, which
 // has no rocBLAS on Debian) or when WICK_GEMM=portable.
 //
@@ -93,10 +93,12 @@ bool use_portable_gemm() {
 }
 
 namespace {
-// f16/bf16 GEMMs go through BLASLt unless WICK_GEMM=blas (the classic BLAS call).
+// f16/bf16 GEMMs go through BLASLt with WICK_GEMM=lt. Not the default: on the H200
+// (bench/results/2026-11-21-h200-sort-gemm-conv) it ran 8192^3 bf16 at the classic
+// call's rate (both with the 32 MiB workspace) and costs a heuristic query per call.
 bool use_blas_lt(DType dt) {
 #if defined(WICK_GPU_BLASLT)
-  return (dt == DType::F16 || dt == DType::BF16) && !env_is("WICK_GEMM", "blas");
+  return (dt == DType::F16 || dt == DType::BF16) && env_is("WICK_GEMM", "lt");
 #else
   (void)dt;
   return false;
