@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 
 #include "backend/backend.h"
@@ -77,6 +78,12 @@ void BM_GpuWhere(benchmark::State& state, DType dt) {
   Tensor c = input(DType::F32, 0, 2, 8).to_dtype(DType::U8);
   run_case(state, double(kN) * (1 + 3 * dtype_size(dt)), [&] { return c.where_cond(x, y); });
 }
+// The generic 8-lane where kernel for u8 / 2-byte values (WICK_WHERE_V8=1).
+void BM_GpuWhereV8(benchmark::State& state, DType dt) {
+  ::setenv("WICK_WHERE_V8", "1", 1);
+  BM_GpuWhere(state, dt);
+  ::unsetenv("WICK_WHERE_V8");
+}
 void BM_GpuCast(benchmark::State& state, DType from, DType to) {
   if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
   Tensor x = input(from, -1, 1, 9);
@@ -106,6 +113,7 @@ WICK_GPU_BENCH(BM_GpuAdd, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuAdd, bf16, DType::BF16);
 WICK_GPU_BENCH(BM_GpuWhere, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuWhere, bf16, DType::BF16);
+WICK_GPU_BENCH(BM_GpuWhereV8, bf16, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
 WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);

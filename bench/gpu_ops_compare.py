@@ -5,12 +5,13 @@ PyTorch on the same GPU and prints one table: wick's and PyTorch's figure
 device-to-device copy of the same run (BM_GpuD2DCopy/f32 from bench/gpu_elementwise.cpp)
 for the bandwidth cases, and each target of the issue with PASS / MISS.
 
-usage: gpu_ops_compare.py WICK_BENCH_JSON [--out results.md]
+usage: gpu_ops_compare.py WICK_BENCH_JSON [--out results.md] [--cases REGEX]
 TF32 is off on both sides (torch.backends.{cuda.matmul,cudnn}.allow_tf32 = False;
 wick's default, WICK_ALLOW_TF32 unset).
 """
 import argparse
 import json
+import re
 import statistics
 import sys
 
@@ -100,6 +101,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("wick_json")
     ap.add_argument("--out")
+    ap.add_argument("--cases", default="", help="regex: time only the cases whose name it matches")
     args = ap.parse_args()
     wick = wick_results(args.wick_json)
     copy_t = wick.get("BM_GpuD2DCopy/f32")
@@ -112,6 +114,8 @@ def main():
         "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for name, (kind, amount, fn, repeat, target, check) in cases().items():
+        if args.cases and not re.search(args.cases, name):
+            continue
         try:
             t_torch = time_op(fn, repeat)
         except Exception as e:  # one failing torch call must not lose the other rows

@@ -3,12 +3,13 @@
 prints, per case, wick's and PyTorch's bandwidth (bytes read + written per
 second), wick / PyTorch, and wick / the device-to-device copy of the same run.
 
-usage: torch_compare.py WICK_BENCH_JSON [--out results.md]
+usage: torch_compare.py WICK_BENCH_JSON [--out results.md] [--cases REGEX]
 WICK_BENCH_JSON is Google Benchmark's --benchmark_out (format json) of
 `wick_bench --benchmark_filter=BM_Gpu`.
 """
 import argparse
 import json
+import re
 import statistics
 import sys
 
@@ -77,12 +78,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("wick_json")
     ap.add_argument("--out")
+    ap.add_argument("--cases", default="", help="regex: time only the cases whose name it matches")
     args = ap.parse_args()
     wick = wick_results(args.wick_json)
     torch_cases = cases()
     rows = []
     d2d = {}
     for name, (nbytes, fn) in torch_cases.items():
+        if args.cases and not re.search(args.cases, name):
+            continue
         t_torch = time_op(fn)
         t_wick = wick.get(name)
         w_bw = nbytes / t_wick / 1e12 if t_wick else float("nan")

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/gpu/gpu_storage.h"
 
@@ -108,7 +109,11 @@ StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lh
 StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
                                   const BackendStorage& f, const Layout& f_l) const {
   const DType vt = t.dtype();
-  return run_map(dev_, {fmt::format("where_{}_{}", sfx(dtype_), sfx(vt)),
+  // WICK_WHERE_V8=1: the generic 8-lane kernel for a u8 condition with f16/bf16
+  // values (kernels/ternary.cu; the benchmarks compare it with the 16-lane one).
+  const char* v8 = std::getenv("WICK_WHERE_V8");
+  const bool generic = v8 && v8[0] == '1' && dtype_ == DType::U8 && (vt == DType::F16 || vt == DType::BF16);
+  return run_map(dev_, {fmt::format("where_{}{}_{}", generic ? "v8_" : "", sfx(dtype_), sfx(vt)),
                         Module::Ternary,
                         vt,
                         {&l, &t_l, &f_l},

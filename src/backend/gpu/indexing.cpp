@@ -10,7 +10,9 @@
 // synchronization, the context stays usable, and the fast path costs no sync.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -87,6 +89,19 @@ StoragePtr GpuStorage::index_select(const BackendStorage& ids_s, const Layout& l
   void* args[] = {&left, &src_dim, &n_ids, &right, &idp, &ids_stride, &src, &o, &err, &dim};
   const size_t v = std::max<size_t>(1, 16 / dtype_size(dtype_));
   const size_t items = right % v == 0 ? out->elem_count() / v : out->elem_count();
+  const size_t row_items = right % v == 0 ? right / v : right, rows = bl.left * n_ids;
+  const size_t block = dev_.block_size();
+  // Rows of at least a block of items: a 2-D grid (rows x row stretches of 4 items
+  // per thread), the id read once per row and no division per item; WICK_IS_1D=1
+  // keeps the one-thread-per-item kernel (bench/gpu_ops.cpp compares them).
+  const char* one_d = std::getenv("WICK_IS_1D");
+  if (row_items >= block && !(one_d && one_d[0] == '1')) {
+    const size_t gx = std::min<size_t>((row_items + 4 * block - 1) / (4 * block), 65535);
+    const size_t gy = std::min<size_t>(rows, 65535);
+    dev_.launch(ikname("isr", ids.dtype(), dtype_), Module::Indexing, dim3(unsigned(gx), unsigned(gy)),
+                dim3(unsigned(block)), args);
+    return out;
+  }
   dev_.launch(ikname("is", ids.dtype(), dtype_), Module::Indexing, dim3(dev_.grid_for(items)),
               dim3(dev_.block_size()), args);
   return out;

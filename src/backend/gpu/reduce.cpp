@@ -5,7 +5,7 @@
 // reduces its reduced positions with `tpr` cooperating threads:
 //  - a contiguous reduced run (the last dims of a contiguous tensor): a wave per
 //    output for short runs, a 256-thread block for runs of 1024 and more, reading
-//    16-byte vectors;
+//    16-byte vectors (kernels/reduce.cu: scan_vec);
 //  - a strided reduction whose kept innermost dim has unit stride (a sum over dim
 //    0 of a matrix): one thread per output, neighbouring threads reading
 //    neighbouring elements;
@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/gpu/gpu_ops.h"
 
@@ -26,6 +27,17 @@ size_t pow2_ceil(size_t v) {
   size_t p = 1;
   while (p < v) p <<= 1;
   return p;
+}
+
+// Threads per output for contiguous rows of 1024 and more: the whole block, or
+// WICK_REDUCE_TPR (a power of two up to the wave size, for a block of several
+// rows; bench/gpu_ops.cpp measures it).
+size_t long_row_tpr(unsigned wave) {
+  if (const char* v = std::getenv("WICK_REDUCE_TPR")) {
+    const size_t t = std::strtoul(v, nullptr, 10);
+    if (t >= 1 && t <= wave && (t & (t - 1)) == 0) return t;
+  }
+  return kReduceBlock;
 }
 
 }  // namespace
@@ -58,7 +70,7 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
   const bool contig = r.dims.size() == 1 && r.strides[0] == 1;
   size_t tpr;
   if (contig) {
-    tpr = e >= 1024 ? kReduceBlock : std::min<size_t>(wave, pow2_ceil(e));
+    tpr = e >= 1024 ? long_row_tpr(wave) : std::min<size_t>(wave, pow2_ceil(e));
   } else if (!k.dims.empty() && k.strides.back() == 1 && n_out >= 4096) {
     tpr = 1;
   } else {

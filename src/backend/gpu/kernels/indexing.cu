@@ -1,4 +1,5 @@
-// INDEXING family: is_{ids}_{dtype} (index_select), gather_{ids}_{dtype},
+// INDEXING family: is_{ids}_{dtype} and isr_{ids}_{dtype} (index_select: one
+// thread per item, or a 2-D grid over long rows), gather_{ids}_{dtype},
 // scatter_{ids}_{dtype}, scatter_add_{ids}_{dtype}, index_add_{ids}_{dtype};
 // ids u8/u32/i32/i64, every value dtype. Tensors are viewed as [left, dim, right]
 // blocks (value operands contiguous; index_select's 1-D ids may be strided).
@@ -84,6 +85,50 @@ __device__ void index_select(size_t left, size_t src_dim, size_t n_ids, size_t r
   }
 }
 
+// Copies w items of row s (null: zeros) to row o: block x of the grid takes a
+// stretch of U * blockDim items, U loads in flight per thread.
+template <class E>
+__device__ __forceinline__ void copy_row(const E* s, E* o, size_t w) {
+  constexpr int U = 4;
+  const size_t bd = blockDim.x;
+  for (size_t c0 = size_t(blockIdx.x) * bd * U + threadIdx.x; c0 < w; c0 += size_t(gridDim.x) * bd * U) {
+    E r[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const size_t c = c0 + size_t(u) * bd;
+      if (c < w) r[u] = s ? s[c] : E{};
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const size_t c = c0 + size_t(u) * bd;
+      if (c < w) o[c] = r[u];
+    }
+  }
+}
+
+// index_select for long rows (the host picks it when a row holds at least a block
+// of items): grid y walks the output rows [left * n_ids], each row's id read once
+// (the whole block reads the same word), grid x splits the row.
+template <class I, class T>
+__device__ void index_select_rows(size_t left, size_t src_dim, size_t n_ids, size_t right, const I* ids,
+                                  size_t ids_stride, const T* src, T* out, IndexErrorRecord* err,
+                                  size_t dim) {
+  constexpr int V = int(16 / sizeof(T));
+  const bool vec = V > 1 && right % V == 0 && aligned16(src) && aligned16(out);
+  const size_t rows = left * n_ids;
+  for (size_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const size_t li = row / n_ids, j = row - li * n_ids;
+    const int64_t id = checked_id(ids[j * ids_stride], src_dim, err, ::wick::gpu::kIndexSelect, dim);
+    const T* s = id >= 0 ? src + (li * src_dim + size_t(id)) * right : nullptr;
+    T* o = out + row * right;
+    if (vec) {
+      copy_row(reinterpret_cast<const Vec<T, V>*>(s), reinterpret_cast<Vec<T, V>*>(o), right / V);
+    } else {
+      copy_row(s, o, right);
+    }
+  }
+}
+
 // out[t] = src[li, ids[t], r] for every t of the (contiguous) ids [left, ids_dim, right].
 template <class I, class T>
 __device__ void gather(size_t n, size_t src_dim, size_t ids_dim, size_t right, const I* ids, const T* src,
@@ -136,6 +181,11 @@ __device__ void index_add(size_t left, size_t dst_dim, size_t n_ids, size_t righ
                                 size_t ids_stride, const T* src, T* out, wk::IndexErrorRecord* err,       \
                                 size_t dim) {                                                             \
     wk::index_select(left, src_dim, n_ids, right, ids, ids_stride, src, out, err, dim);                   \
+  }                                                                                                       \
+  WICK_KERNEL isr_##ISFX##_##SFX(size_t left, size_t src_dim, size_t n_ids, size_t right, const I* ids,   \
+                                 size_t ids_stride, const T* src, T* out, wk::IndexErrorRecord* err,      \
+                                 size_t dim) {                                                            \
+    wk::index_select_rows(left, src_dim, n_ids, right, ids, ids_stride, src, out, err, dim);              \
   }                                                                                                       \
   WICK_KERNEL gather_##ISFX##_##SFX(size_t n, size_t src_dim, size_t ids_dim, size_t right, const I* ids, \
                                     const T* src, T* out, wk::IndexErrorRecord* err, size_t dim) {        \

@@ -165,25 +165,30 @@ __device__ void softmax_rows(size_t rows, size_t n, const T* x, T* y, bool log) 
         RowCache<T> rc;
         rc.vec = use_vec(p, q, n);
         rc.load(p, n, ninf);
-        C m = block_allreduce(rc.fold(ninf, MaxNan<C>{}), MaxNan<C>{});
-        // Slots past the row hold -inf: exp(-inf - m) = 0 for a finite or +inf max;
-        // a NaN or -inf max makes the row NaN, as on the CPU.
-        C s = C(0);
+        // Online softmax over the cache: each thread takes the max of its slots and
+        // the sum of exp(x - that max), and one block combine gives the row's
+        // (max, sum) (one block reduction, one exp per element). Slots past the row
+        // hold -inf and add exp(-inf) = 0; a thread holding only -inf uses 0 as its
+        // shift and adds 0. NaN anywhere, a +inf max or an all -inf row give NaN, as
+        // on the CPU.
+        const C mt = rc.fold(ninf, MaxNan<C>{});
+        const C base = mt == ninf ? C(0) : mt;
+        C st = C(0);
 #pragma unroll
         for (int k = 0; k < kCache; ++k) {
-          if (rc.index(k) < n) {
-            const C e = exp_c(rc.v[k] - m);
-            s += e;
-            if (!log) rc.v[k] = e;
-          }
+          const C e = exp_c(rc.v[k] - base);
+          st += e;
+          if (!log) rc.v[k] = e;
         }
-        s = block_allreduce(s, Add{});
+        const MaxSum<C> ms = block_allreduce(MaxSum<C>{mt, st}, MaxSumOp<C>{});
         if (log) {
-          const C lse = m + log_c(s);
+          const C lse = ms.m + log_c(ms.s);
           rc.store(q, n, [&](C v, size_t) { return v - lse; });
         } else {
-          const C inv = C(1) / s;
-          rc.store(q, n, [&](C e, size_t) { return e * inv; });
+          // exp(x - m) / s = exp(x - mt) * (exp(mt - m) / s); exp(-inf - m) = 0 for
+          // a thread of -inf only (NaN when m is -inf too).
+          const C scale = exp_c(mt - ms.m) * (C(1) / ms.s);
+          rc.store(q, n, [&](C e, size_t) { return e * scale; });
         }
         continue;
       }
@@ -326,11 +331,15 @@ __device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t ba
 
 }  // namespace wk
 
-#define NN_OPS(T, SFX)                                                                                 \
-  WICK_KERNEL softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                                 \
+// The cached softmax kernels ask for MINB resident blocks of 512 threads per
+// multiprocessor (at most 64 registers per thread for MINB 2): at one block per
+// SM (126 registers before) the SM issues no loads while its block reduces.
+#define WICK_NN_KERNEL(MINB) extern "C" __global__ void __launch_bounds__(WICK_MAX_BLOCK, MINB)
+#define NN_OPS(T, SFX, MINB)                                                                           \
+  WICK_NN_KERNEL(MINB) softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                        \
     wk::softmax_rows<T, true>(rows, n, x, y, false);                                                   \
   }                                                                                                    \
-  WICK_KERNEL log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                             \
+  WICK_NN_KERNEL(MINB) log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                    \
     wk::softmax_rows<T, true>(rows, n, x, y, true);                                                    \
   }                                                                                                    \
   WICK_KERNEL softmax_nc_##SFX(size_t rows, size_t n, const T* x, T* y) {                              \
@@ -354,7 +363,7 @@ __device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t ba
     wk::rope(int(kind), n, h, t, d, bs, x, cos, sin, y);                                               \
   }
 
-NN_OPS(wk::f16s, f16)
-NN_OPS(wk::bf16s, bf16)
-NN_OPS(float, f32)
-NN_OPS(double, f64)
+NN_OPS(wk::f16s, f16, 2)
+NN_OPS(wk::bf16s, bf16, 2)
+NN_OPS(float, f32, 2)
+NN_OPS(double, f64, 1)

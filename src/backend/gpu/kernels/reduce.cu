@@ -49,6 +49,13 @@ struct RSum {
   __device__ __forceinline__ S load(T x, uint32_t) const { return S{A(to_c(x))}; }
   __device__ __forceinline__ S operator()(S a, S b) const { return S{A(a.s + b.s)}; }
   __device__ __forceinline__ Out finish(S a) const { return from_c<T>(compute_t<T>(a.s)); }
+  // Lane scan (see scan_vec): a running sum.
+  using L = S;
+  __device__ __forceinline__ L lane_init() const { return init(); }
+  __device__ __forceinline__ void step(L& l, uint32_t&, T x, uint32_t) const { l.s = A(l.s + A(to_c(x))); }
+  __device__ __forceinline__ S lane_state(const L& l, uint32_t, const T*, size_t, int, int, int) const {
+    return l;
+  }
 };
 
 template <class C>
@@ -57,6 +64,29 @@ __device__ __forceinline__ C extreme_identity(bool is_max) {
     return is_max ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
   } else {
     return is_max ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+  }
+}
+
+// NaN for a float compute type (integers never carry the lane scans' NaN flag).
+template <class C>
+__device__ __forceinline__ C quiet_nan_c() {
+  if constexpr (is_floating_v<C>) {
+    return std::numeric_limits<C>::quiet_NaN();
+  } else {
+    return C(0);
+  }
+}
+
+// max / min that ignore NaN (the lane scans keep a NaN flag beside them); on
+// floats one instruction.
+template <bool IsMax, class C>
+__device__ __forceinline__ C better_of(C a, C b) {
+  if constexpr (std::is_same<C, float>::value) {
+    return IsMax ? fmaxf(a, b) : fminf(a, b);
+  } else if constexpr (std::is_same<C, double>::value) {
+    return IsMax ? fmax(a, b) : fmin(a, b);
+  } else {
+    return (IsMax ? b > a : b < a) ? b : a;
   }
 }
 
@@ -76,6 +106,17 @@ struct RExt {
     return (IsMax ? b.m > a.m : b.m < a.m) ? b : a;
   }
   __device__ __forceinline__ Out finish(S a) const { return from_c<T>(a.m); }
+  // Lane scan: the NaN-ignoring extreme; `nan` (shared by the lanes) is set by a NaN.
+  using L = S;
+  __device__ __forceinline__ L lane_init() const { return init(); }
+  __device__ __forceinline__ void step(L& l, uint32_t& nan, T x, uint32_t) const {
+    const C v = to_c(x);
+    nan |= uint32_t(is_nan_c(v));
+    l.m = better_of<IsMax>(l.m, v);
+  }
+  __device__ __forceinline__ S lane_state(const L& l, uint32_t nan, const T*, size_t, int, int, int) const {
+    return S{nan ? quiet_nan_c<C>() : l.m};
+  }
 };
 
 template <class T, bool IsMax>
@@ -104,7 +145,72 @@ struct RArg {
     return a.idx < b.idx ? a : b;
   }
   __device__ __forceinline__ Out finish(S a) const { return a.idx == kEmpty ? 0u : a.idx; }
+  // Lane scan over increasing indices: a strictly better value moves the index
+  // (so ties keep the first); `nan` (shared by the lanes) is set by a NaN. A lane
+  // of only the identity value (-inf for argmax) keeps its first index; when the
+  // thread saw a NaN, each lane is read again for its first NaN (rare).
+  using L = S;
+  __device__ __forceinline__ L lane_init() const { return init(); }
+  __device__ __forceinline__ void step(L& l, uint32_t& nan, T x, uint32_t i) const {
+    const C v = to_c(x);
+    nan |= uint32_t(is_nan_c(v));
+    const bool b = IsMax ? v > l.m : v < l.m;
+    l.m = b ? v : l.m;
+    l.idx = b ? i : l.idx;
+  }
+  // Lane j of thread `lane` saw elements (v * V + j) for v = lane, lane + tpr, ... < nv.
+  __device__ S lane_state(const L& l, uint32_t nan, const T* p, size_t nv, int lane, int tpr, int j) const {
+    constexpr int V = int(16 / sizeof(T));
+    if (size_t(lane) >= nv) return init();
+    if (nan) {
+      for (size_t v = size_t(lane); v < nv; v += size_t(tpr)) {
+        const uint32_t i = uint32_t(v * V + size_t(j));
+        if (is_nan_c(to_c(p[i]))) return S{quiet_nan_c<C>(), i};
+      }
+    }
+    return S{l.m, l.idx == kEmpty ? uint32_t(size_t(lane) * V + size_t(j)) : l.idx};
+  }
 };
+
+// A contiguous row part read as 16-byte vectors: thread `lane` takes vectors lane,
+// lane + tpr, ...; lane j of those vectors is its own sequential scan (V
+// independent chains, indices increasing along each, a cheap update per
+// element); U vectors are loaded before any is used; the V chains become one
+// state at the end.
+template <class R, class T>
+__device__ __forceinline__ typename R::S scan_vec(const R& r, const T* p, size_t nv, int lane, int tpr) {
+  constexpr int V = int(16 / sizeof(T));
+  constexpr int U = 4;
+  using L = typename R::L;
+  const Vec<T, V>* pv = reinterpret_cast<const Vec<T, V>*>(p);
+  L ln[V];
+  uint32_t nan = 0;
+#pragma unroll
+  for (int j = 0; j < V; ++j) ln[j] = r.lane_init();
+  const size_t step = size_t(tpr);
+  size_t v = size_t(lane);
+  for (; v + (U - 1) * step < nv; v += U * step) {
+    Vec<T, V> w[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) w[u] = pv[v + size_t(u) * step];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint32_t i0 = uint32_t((v + size_t(u) * step) * V);
+#pragma unroll
+      for (int j = 0; j < V; ++j) r.step(ln[j], nan, w[u].v[j], i0 + uint32_t(j));
+    }
+  }
+  for (; v < nv; v += step) {
+    const Vec<T, V> w = pv[v];
+    const uint32_t i0 = uint32_t(v * V);
+#pragma unroll
+    for (int j = 0; j < V; ++j) r.step(ln[j], nan, w.v[j], i0 + uint32_t(j));
+  }
+  typename R::S st = r.lane_state(ln[0], nan, p, nv, lane, tpr, 0);
+#pragma unroll
+  for (int j = 1; j < V; ++j) st = r(st, r.lane_state(ln[j], nan, p, nv, lane, tpr, j));
+  return st;
+}
 
 template <class R, class T>
 __device__ void reduce_rows(size_t n_out, size_t e, int nk, int nr, const size_t* info, const T* x,
@@ -125,14 +231,7 @@ __device__ void reduce_rows(size_t n_out, size_t e, int nk, int nr, const size_t
       const T* p = x + (nk ? strided_offset<size_t>(row, nk, kd, ks) : 0);
       if (contig) {
         if (V > 1 && e % V == 0 && aligned16(p)) {
-          const Vec<T, V>* pv = reinterpret_cast<const Vec<T, V>*>(p);
-          const size_t nv = e / V;
-#pragma unroll 4
-          for (size_t v = lane; v < nv; v += tpr) {
-            const Vec<T, V> w = pv[v];
-#pragma unroll
-            for (int j = 0; j < V; ++j) st = r(st, r.load(w.v[j], uint32_t(v * V + j)));
-          }
+          st = scan_vec(r, p, e / V, lane, tpr);
         } else {
 #pragma unroll 4
           for (size_t i = lane; i < e; i += tpr) st = r(st, r.load(p[i], uint32_t(i)));
