@@ -12,8 +12,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <random>
+#include <tuple>
 
 #include "backend/backend.h"
 #include "wick/quant.h"
@@ -31,19 +33,27 @@ bool have_gpu() {
 #define REQUIRE_GPU_BENCH() \
   if (!have_gpu()) return state.SkipWithError("no GPU backend/device")
 
+// `repeat` calls per timed iteration (WICK_BENCH_REPEAT overrides: 1 keeps a
+// profiler's run short).
 void run_op(benchmark::State& state, double bytes, double flops, int repeat,
             const std::function<Tensor()>& op) {
+  if (const char* env = std::getenv("WICK_BENCH_REPEAT")) repeat = std::max(1, std::atoi(env));
   BackendDevice& dev = backend_device(Device::gpu(0));
   Tensor out = op();
   dev.synchronize();
+  double host = 0;  // seconds spent issuing the calls, before the synchronize
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < repeat; ++i) out = op();
+    auto tq = std::chrono::steady_clock::now();
     dev.synchronize();
     auto t1 = std::chrono::steady_clock::now();
+    host += std::chrono::duration<double>(tq - t0).count();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / repeat);
   }
   const double it = double(state.iterations());
+  // Host time per call: when it nears the time per call, the host is the limit.
+  state.counters["host_us"] = benchmark::Counter(host * 1e6 / (it * repeat));
   if (bytes > 0) state.counters["TBps"] = benchmark::Counter(bytes * it / 1e12, benchmark::Counter::kIsRate);
   if (flops > 0)
     state.counters["TFLOPs"] = benchmark::Counter(flops * it / 1e12, benchmark::Counter::kIsRate);
@@ -60,14 +70,20 @@ std::vector<float> normal_values(size_t n, uint32_t seed) {
 // Copies of an (n, k) weight of type t on gpu:0 (256 quantized rows tiled n/256
 // times), enough that they span 256 MB: calls cycle through them, so the weight
 // comes from HBM, not from the 50 MB L2 a single [14336 x 4096] Q4_0 fits in.
-std::vector<QTensor> weights(GgmlType t, size_t n, size_t k) {
+// The last case's copies are kept: Google Benchmark calls a case's function more
+// than once, and building them is most of a case's set-up.
+const std::vector<QTensor>& weights(GgmlType t, size_t n, size_t k) {
+  static std::tuple<GgmlType, size_t, size_t> key{GgmlType::F32, 0, 0};
+  static std::vector<QTensor> w;
+  if (key == std::make_tuple(t, n, k) && !w.empty()) return w;
+  w.clear();
+  key = {t, n, k};
   const size_t tile = 256;
   QTensor q = QTensor::quantize(Tensor::from_vector(normal_values(tile * k, 1), Shape{tile, k}), t);
   const std::vector<uint8_t> b = q.to_host_bytes();
   std::vector<uint8_t> all(b.size() * (n / tile));
   for (size_t r = 0; r < n / tile; ++r) std::copy(b.begin(), b.end(), all.begin() + r * b.size());
   const size_t copies = std::max<size_t>(2, (size_t(256) << 20) / all.size() + 1);
-  std::vector<QTensor> w;
   for (size_t c = 0; c < copies; ++c)
     w.push_back(QTensor::from_bytes(t, Shape{n, k}, all.data(), all.size(), Device::gpu(0)));
   return w;
@@ -86,7 +102,7 @@ void BM_GpuQuantCopy(benchmark::State& state) {
 
 void BM_GpuQuantMatVec(benchmark::State& state, GgmlType t, size_t n, size_t k) {
   REQUIRE_GPU_BENCH();
-  const std::vector<QTensor> w = weights(t, n, k);
+  const std::vector<QTensor>& w = weights(t, n, k);
   Tensor x = activations(1, k, DType::F32);
   size_t i = 0;
   run_op(state, double(w[0].nbytes()), 2.0 * n * k, 50,
@@ -96,7 +112,7 @@ void BM_GpuQuantMatVec(benchmark::State& state, GgmlType t, size_t n, size_t k) 
 void BM_GpuQuantDequantGemm(benchmark::State& state, GgmlType t, size_t n, size_t k) {
   REQUIRE_GPU_BENCH();
   const size_t m = 512;
-  const std::vector<QTensor> w = weights(t, n, k);
+  const std::vector<QTensor>& w = weights(t, n, k);
   Tensor x = activations(m, k, DType::BF16);
   size_t i = 0;
   run_op(state, 0, 2.0 * m * n * k, 10,
@@ -110,23 +126,30 @@ void BM_GpuQuantBf16Gemm(benchmark::State& state, size_t n, size_t k) {
   run_op(state, 0, 2.0 * m * n * k, 10, [&] { return x.matmul(w.t()); });
 }
 
-#define GPUQ_BENCH(fn, ...) \
-  BENCHMARK_CAPTURE(fn, __VA_ARGS__)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.3)
+// Fixed iteration counts: each case's function runs once (its set-up once), for
+// at least 2000 mat-vec calls or 200 GEMM-sized calls.
+#define GPUQ_BENCH(iters, fn, ...) \
+  BENCHMARK_CAPTURE(fn, __VA_ARGS__)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(iters)
 
-BENCHMARK(BM_GpuQuantCopy)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.3);
-GPUQ_BENCH(BM_GpuQuantMatVec, q4_0_14336x4096, GgmlType::Q4_0, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantMatVec, q4_0_4096x14336, GgmlType::Q4_0, 4096, 14336);
-GPUQ_BENCH(BM_GpuQuantMatVec, q4_K_14336x4096, GgmlType::Q4_K, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantMatVec, q4_K_4096x14336, GgmlType::Q4_K, 4096, 14336);
-GPUQ_BENCH(BM_GpuQuantMatVec, q6_K_14336x4096, GgmlType::Q6_K, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantMatVec, q6_K_4096x14336, GgmlType::Q6_K, 4096, 14336);
-GPUQ_BENCH(BM_GpuQuantMatVec, q8_0_14336x4096, GgmlType::Q8_0, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantMatVec, q8_0_4096x14336, GgmlType::Q8_0, 4096, 14336);
-GPUQ_BENCH(BM_GpuQuantDequantGemm, q4_0_14336x4096, GgmlType::Q4_0, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantDequantGemm, q4_K_14336x4096, GgmlType::Q4_K, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantDequantGemm, q6_K_14336x4096, GgmlType::Q6_K, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantDequantGemm, q8_0_14336x4096, GgmlType::Q8_0, 14336, 4096);
-GPUQ_BENCH(BM_GpuQuantBf16Gemm, 14336x4096, 14336, 4096);
+BENCHMARK(BM_GpuQuantCopy)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(100);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q4_0_14336x4096, GgmlType::Q4_0, 14336, 4096);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q4_0_4096x14336, GgmlType::Q4_0, 4096, 14336);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q4_K_14336x4096, GgmlType::Q4_K, 14336, 4096);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q4_K_4096x14336, GgmlType::Q4_K, 4096, 14336);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q6_K_14336x4096, GgmlType::Q6_K, 14336, 4096);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q6_K_4096x14336, GgmlType::Q6_K, 4096, 14336);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q8_0_14336x4096, GgmlType::Q8_0, 14336, 4096);
+GPUQ_BENCH(40, BM_GpuQuantMatVec, q8_0_4096x14336, GgmlType::Q8_0, 4096, 14336);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q4_0_14336x4096, GgmlType::Q4_0, 14336, 4096);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q4_K_14336x4096, GgmlType::Q4_K, 14336, 4096);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q6_K_14336x4096, GgmlType::Q6_K, 14336, 4096);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q8_0_14336x4096, GgmlType::Q8_0, 14336, 4096);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q4_0_4096x14336, GgmlType::Q4_0, 4096, 14336);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q4_K_4096x14336, GgmlType::Q4_K, 4096, 14336);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q6_K_4096x14336, GgmlType::Q6_K, 4096, 14336);
+GPUQ_BENCH(20, BM_GpuQuantDequantGemm, q8_0_4096x14336, GgmlType::Q8_0, 4096, 14336);
+GPUQ_BENCH(20, BM_GpuQuantBf16Gemm, 14336x4096, 14336, 4096);
+GPUQ_BENCH(20, BM_GpuQuantBf16Gemm, 4096x14336, 4096, 14336);
 
 }  // namespace
 }  // namespace wick

@@ -205,6 +205,66 @@ TEST(GpuQmatmulRowThreads, EveryRowSplitGivesTheCpuResult) {
   ::unsetenv("WICK_QMV_ROW_THREADS");
 }
 
+// Q4_0, Q8_0, Q4_K and Q6_K take the mmvqf kernels (one row of x, quantized in
+// shared memory) or the mmvqs kernels (split, permuted activations) by default,
+// mmvqs with WICK_QMV_KERNEL=split and the generic mmvq kernels with
+// WICK_QMV_KERNEL=generic: each within NMSE 5e-4 of the CPU at a bench-like k
+// (4352 = 17 * 256: not a multiple of the 512 padding; more slices per row than a
+// wave has lanes, so several steps per row), for n = 70 (a partial block of rows)
+// with 1, 3 and 8 rows of x, and n = 4500 with one row (more rows than four blocks
+// per multiprocessor have waves on the H200, so mmvqf waves take several rows).
+TEST(GpuQmatmulKernels, EveryMatVecKernelGivesTheCpuResult) {
+  REQUIRE_GPU();
+  const size_t k = 4352;
+  struct Case {
+    size_t n, m;
+  };
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    for (Case c : {Case{70, 1}, Case{70, 3}, Case{70, 8}, Case{4500, 1}}) {
+      QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(c.n * k, 61), Shape{c.n, k}), t);
+      QTensor wg = w.to_device(kGpu);
+      Tensor x = Tensor::from_vector(normal_values(c.m * k, 62), Shape{c.m, k});
+      const std::vector<float> want = qmatmul(x, w).to_vector<float>();
+      Tensor xg = x.to_device(kGpu);
+      for (const char* kernel : {"default", "split", "generic"}) {
+        ::setenv("WICK_QMV_KERNEL", kernel, 1);
+        const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
+        EXPECT_LE(nmse(got, want), 5e-4)
+            << ggml_type_name(t) << " " << kernel << " n=" << c.n << " m=" << c.m;
+      }
+      ::unsetenv("WICK_QMV_KERNEL");
+    }
+  }
+}
+
+// One Q4_0 block (d = 0.5, quant j of the block = j % 16 for j < 16, 15 - j % 16
+// above) against x of integers whose largest magnitude is 127, so the Q8_1
+// activations are x itself (d = 1) and its f16 block sum (432) is exact: the
+// mat-vec is exact, sum_j 0.5 * (q_j - 8) * x_j, computed here in float64.
+TEST(GpuQmatmulKernels, HandBuiltQ4_0BlockGivesTheExactDot) {
+  REQUIRE_GPU();
+  std::vector<uint8_t> blk(18);
+  blk[0] = 0x00;
+  blk[1] = 0x38;
+  for (int j = 0; j < 16; ++j) blk[2 + j] = uint8_t(j | ((15 - j) << 4));
+  QTensor w = QTensor::from_bytes(GgmlType::Q4_0, Shape{1, 32}, blk.data(), blk.size(), kGpu);
+  std::vector<float> xv(32);
+  double want = 0;
+  for (int j = 0; j < 32; ++j) {
+    xv[size_t(j)] = j % 2 ? 127.f : -100.f;
+    const int q = j < 16 ? j : 15 - (j - 16);
+    want += 0.5 * double(q - 8) * double(xv[size_t(j)]);
+  }
+  Tensor x = Tensor::from_vector(xv, Shape{1, 32}, kGpu);
+  for (const char* kernel : {"default", "split", "generic"}) {
+    ::setenv("WICK_QMV_KERNEL", kernel, 1);
+    const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(double(got[0]), want) << kernel;
+  }
+  ::unsetenv("WICK_QMV_KERNEL");
+}
+
 TEST(GpuQmatmulDtypes, Bf16F16AndF64ActivationsKeepTheirDtype) {
   REQUIRE_GPU();
   const size_t n = 33, k = 512;

@@ -3,13 +3,24 @@
 //   MatVec       x rows -> Q8_1 rows padded to a multiple of 512 elements (ggml's
 //                MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
-//                weight row is read once per launch; row_threads() per row);
+//                weight row is read once per launch). Q4_0, Q8_0, Q4_K and Q6_K
+//                weights take, for one row of x, the mmvqf kernels (the row
+//                quantized in each block's shared memory, waves pipelining their
+//                rows' loads), else the mmvqs kernels (split, permuted activations;
+//                one wave per weight row); WICK_QMV_KERNEL=split or generic picks
+//                mmvqs or the generic kernels instead. Every other type, or a weight
+//                not 4-byte aligned (16 for Q4_K), takes the generic mmvq kernels
+//                (row_threads() per row);
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "backend/gpu/gpu_ops.h"
 #include "quant/blocks.h"
@@ -30,7 +41,9 @@ std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void
   if (n == 0) return out;
   void* o = out->raw();
   void* args[] = {&n, const_cast<void**>(&src), &o};
-  const size_t items = (n + 7) / 8;  // 8 outputs per thread
+  // 16 outputs per thread for the types with a dequantize16 kernel, else 8
+  const bool by16 = t == GgmlType::Q4_0 || t == GgmlType::Q8_0 || t == GgmlType::Q4_K || t == GgmlType::Q6_K;
+  const size_t items = by16 ? n / 16 : (n + 7) / 8;
   dev.launch(fmt::format("dequantize_{}_{}", ggml_type_name(t), dtype_name(dt)), Module::Quantized,
              dim3(dev.grid_for(items)), dim3(dev.block_size()), args);
   return out;
@@ -56,33 +69,168 @@ const void* x_data(const GpuStorage& xs, const Layout& x_l, std::shared_ptr<Back
   return GpuStorage::of(*keep).raw();
 }
 
+// Kernel names, formatted once: name_table(prefix)[type id][b] = "{prefix}_{type}_b{b}".
+using NameTable = std::array<std::array<std::string, kQMatVecMaxBatch + 1>, 32>;
+NameTable make_names(std::string_view prefix) {
+  NameTable t;
+  for (GgmlType g : kAllGgmlTypes)
+    for (size_t b = 1; b <= kQMatVecMaxBatch; ++b)
+      t[size_t(g)][b] = fmt::format("{}_{}_b{}", prefix, ggml_type_name(g), b);
+  return t;
+}
+const std::string& mmvq_name(GgmlType t, size_t b, bool split) {
+  static const NameTable generic = make_names("mmvq"), split_names = make_names("mmvqs");
+  return (split ? split_names : generic)[size_t(t)][b];
+}
+
+// The activation permutation the mmvqs kernel of type t reads (quantized.cu's
+// perm_pos), or -1 where t has no mmvqs kernel.
+int split_perm(GgmlType t) {
+  switch (t) {
+    case GgmlType::Q8_0:
+      return 0;
+    case GgmlType::Q4_0:
+      return 1;
+    case GgmlType::Q4_K:
+      return 2;
+    case GgmlType::Q6_K:
+      return 3;
+    default:
+      return -1;
+  }
+}
+const std::string& quantize_split_name(int perm, DType xd) {
+  static const auto names = [] {
+    std::array<std::array<std::string, 3>, 4> n;
+    const DType dts[] = {DType::F32, DType::F16, DType::BF16};
+    for (int p = 0; p < 4; ++p)
+      for (int d = 0; d < 3; ++d)
+        n[size_t(p)][size_t(d)] = fmt::format("quantize_q8_1s_p{}_{}", p, dtype_name(dts[d]));
+    return n;
+  }();
+  return names[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
+}
+
+// The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "split"
+// (mmvqs), else the default (mmvqf for one activation row, else mmvqs).
+enum class QmvKernel { Generic, Split, Default };
+QmvKernel requested_kernel() {
+  const char* env = std::getenv("WICK_QMV_KERNEL");
+  if (!env) return QmvKernel::Default;
+  const std::string_view v(env);
+  return v == "generic" ? QmvKernel::Generic : v == "split" ? QmvKernel::Split : QmvKernel::Default;
+}
+
+bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
+  if (split_perm(t) < 0 || requested_kernel() == QmvKernel::Generic) return false;
+  const auto addr = reinterpret_cast<uintptr_t>(w);
+  if (t == GgmlType::Q4_K) return addr % 16 == 0 && w_row % 16 == 0;
+  return addr % 4 == 0;
+}
+
+// Shared memory of the fused kernel: the split activation row; at most the 48 KB a
+// block gets without opting in (k up to 43008).
+constexpr size_t kFusedSharedMax = 48 * 1024;
+size_t fused_shared_bytes(size_t k_pad) { return k_pad + k_pad / 32 * sizeof(uint32_t); }
+
+// mmvqf: one activation row, its quantization fused in. Waves take rows_per_wave
+// consecutive rows, as few as spread the rows over four 256-thread blocks per
+// multiprocessor (so one launch of resident blocks covers the weight).
+std::shared_ptr<GpuStorage> matvec_fused(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
+                                         const void* x, DType xd, size_t k_pad) {
+  static const auto names = [] {
+    std::array<std::array<std::string, 3>, 32> nm;
+    const DType dts[] = {DType::F32, DType::F16, DType::BF16};
+    for (GgmlType g : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K})
+      for (size_t d = 0; d < 3; ++d)
+        nm[size_t(g)][d] = fmt::format("mmvqf_{}_{}", ggml_type_name(g), dtype_name(dts[d]));
+    return nm;
+  }();
+  auto out = gpu_alloc(dev, n, DType::F32);
+  const size_t waves_per_block = kQuantBlock / wave_size(dev);
+  size_t blocks_per_sm = 4;  // WICK_QMV_FUSED_BPS (1..16) overrides, for tuning
+  if (const char* env = std::getenv("WICK_QMV_FUSED_BPS"))
+    blocks_per_sm = std::clamp<size_t>(std::strtoul(env, nullptr, 10), 1, 16);
+  const size_t cap = size_t(std::max(dev.info().multiprocessors, 1)) * blocks_per_sm * waves_per_block;
+  const size_t rows_per_wave = (n + cap - 1) / cap;
+  const size_t waves = (n + rows_per_wave - 1) / rows_per_wave;
+  const dim3 grid(unsigned((waves + waves_per_block - 1) / waves_per_block));
+  int ni = int(n), ki = int(k), kpi = int(k_pad), rpw = int(rows_per_wave);
+  size_t w_row = ggml_row_size(t, k);
+  float* o = static_cast<float*>(out->raw());
+  void* args[] = {&ni, &ki, &kpi, &rpw, const_cast<uint8_t**>(&w), &w_row, const_cast<void**>(&x), &o};
+  dev.launch(names[size_t(t)][xd == DType::F32   ? 0
+                              : xd == DType::F16 ? 1
+                                                 : 2],
+             Module::Quantized, grid, dim3(kQuantBlock), args, fused_shared_bytes(k_pad));
+  return out;
+}
+
+// mmvqs: x -> split Q8_1 (qs (m, k_pad) then ds (m, k_pad / 32) words), one wave per row.
+std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
+                                         const void* x, DType xd, size_t m, size_t k_pad) {
+  const size_t ds_words = k_pad / 32;
+  DeviceBuffer act(dev, m * k_pad + m * ds_words * sizeof(uint32_t));
+  int8_t* qs = static_cast<int8_t*>(act.get());
+  uint32_t* ds = reinterpret_cast<uint32_t*>(qs + m * k_pad);  // m * k_pad: a multiple of 512
+  {
+    void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &qs, &ds};
+    dev.launch(quantize_split_name(split_perm(t), xd), Module::Quantized, dim3(dev.grid_for(m * k_pad)),
+               dim3(kQuantBlock), args);
+  }
+  auto out = gpu_alloc(dev, m * n, DType::F32);
+  int ni = int(n), ki = int(k);
+  size_t w_row = ggml_row_size(t, k);
+  const unsigned rows_per_block = kQuantBlock / wave_size(dev);
+  const dim3 grid(unsigned((n + rows_per_block - 1) / rows_per_block));
+  for (size_t r0 = 0; r0 < m; r0 += kQMatVecMaxBatch) {
+    const size_t b = std::min(kQMatVecMaxBatch, m - r0);
+    const int8_t* q = qs + r0 * k_pad;
+    const uint32_t* d = ds + r0 * ds_words;
+    float* o = static_cast<float*>(out->raw()) + r0 * n;
+    void* args[] = {
+        &ni,    &ki, const_cast<uint8_t**>(&w), &w_row, const_cast<int8_t**>(&q), const_cast<uint32_t**>(&d),
+        &k_pad, &o};
+    dev.launch(mmvq_name(t, b, true), Module::Quantized, grid, dim3(kQuantBlock), args);
+  }
+  return out;
+}
+
 StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, const GpuStorage& xs,
                   const Layout& x_l, size_t m) {
   std::shared_ptr<BackendStorage> keep;
   const void* x = x_data(xs, x_l, keep);
   const DType xd = kernel_dtype(xs.dtype());
   size_t k_pad = (k + kRowPadding - 1) / kRowPadding * kRowPadding;
-  const size_t act_row = k_pad / 32 * sizeof(quant::BlockQ8_1);
-  DeviceBuffer act(dev, m * act_row);
-  {
-    uint8_t* a = static_cast<uint8_t*>(act.get());
-    void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &a};
-    dev.launch(kname("quantize_q8_1", xd), Module::Quantized, dim3(dev.grid_for(m * k_pad)),
-               dim3(kQuantBlock), args);
-  }
-  auto out = gpu_alloc(dev, m * n, DType::F32);
-  int ni = int(n), ki = int(k), rt = int(row_threads(dev));
   size_t w_row = ggml_row_size(t, k);
-  const unsigned rows_per_block = kQuantBlock / unsigned(rt);
-  const dim3 grid(unsigned((n + rows_per_block - 1) / rows_per_block));
-  for (size_t r0 = 0; r0 < m; r0 += kQMatVecMaxBatch) {
-    const size_t b = std::min(kQMatVecMaxBatch, m - r0);
-    const uint8_t* a = static_cast<const uint8_t*>(act.get()) + r0 * act_row;
-    float* o = static_cast<float*>(out->raw()) + r0 * n;
-    size_t a_row = act_row;
-    void* args[] = {&ni, &ki, &rt, const_cast<uint8_t**>(&w), &w_row, const_cast<uint8_t**>(&a), &a_row, &o};
-    dev.launch(fmt::format("mmvq_{}_b{}", ggml_type_name(t), b), Module::Quantized, grid, dim3(kQuantBlock),
-               args);
+  std::shared_ptr<GpuStorage> out;
+  if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Default &&
+      fused_shared_bytes(k_pad) <= kFusedSharedMax) {
+    out = matvec_fused(dev, t, w, n, k, x, xd, k_pad);
+  } else if (use_split_kernel(t, w, w_row)) {
+    out = matvec_split(dev, t, w, n, k, x, xd, m, k_pad);
+  } else {
+    const size_t act_row = k_pad / 32 * sizeof(quant::BlockQ8_1);
+    DeviceBuffer act(dev, m * act_row);
+    {
+      uint8_t* a = static_cast<uint8_t*>(act.get());
+      void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &a};
+      dev.launch(kname("quantize_q8_1", xd), Module::Quantized, dim3(dev.grid_for(m * k_pad)),
+                 dim3(kQuantBlock), args);
+    }
+    out = gpu_alloc(dev, m * n, DType::F32);
+    int ni = int(n), ki = int(k), rt = int(row_threads(dev));
+    const unsigned rows_per_block = kQuantBlock / unsigned(rt);
+    const dim3 grid(unsigned((n + rows_per_block - 1) / rows_per_block));
+    for (size_t r0 = 0; r0 < m; r0 += kQMatVecMaxBatch) {
+      const size_t b = std::min(kQMatVecMaxBatch, m - r0);
+      const uint8_t* a = static_cast<const uint8_t*>(act.get()) + r0 * act_row;
+      float* o = static_cast<float*>(out->raw()) + r0 * n;
+      size_t a_row = act_row;
+      void* args[] = {&ni,    &ki, &rt, const_cast<uint8_t**>(&w), &w_row, const_cast<uint8_t**>(&a),
+                      &a_row, &o};
+      dev.launch(mmvq_name(t, b, false), Module::Quantized, grid, dim3(kQuantBlock), args);
+    }
   }
   if (xs.dtype() == DType::F32) return out;
   return out->to_dtype(Layout(Shape{m * n}), xs.dtype());

@@ -8,6 +8,16 @@
 //   mmvq_{type}_b{B}(n, k, row_threads, w, w_row_bytes, act, act_row_bytes, out):
 //       out (B, n) f32 = B Q8_1 activation rows times n weight rows, int8 dot
 //       products (wick_dp4a); row_threads threads per weight row, 16 elements each per step.
+//   quantize_q8_1s_p{P}_{f32|f16|bf16}(m, k, k_pad, x, qs, ds): the same Q8_1 values
+//       in a split layout for the mmvqs kernels: qs (m, k_pad) int8 with each group of
+//       32 or 256 columns permuted by P (perm_pos below) so that every lane of a
+//       mmvqs kernel reads its activation bytes as whole 16-byte words, adjacent lanes
+//       adjacent words; ds (m, k_pad / 32) words of (f16 d, f16 s) per 32 columns.
+//   mmvqs_{q4_0|q8_0|q4_K|q6_K}_b{B}(n, k, w, w_row_bytes, qs, ds, k_pad, out): the
+//       mat-vec of those types on split activations: one wave per weight row, each
+//       lane reading a fixed slice of a block (lanes of a block read adjacent words,
+//       so a wave's load covers few cache lines), several slices' loads issued
+//       before their dot products.
 #include "quantized.cuh"
 #include "wave.cuh"
 
@@ -64,6 +74,44 @@ __device__ void dequantize(size_t n, const uint8_t* src, T* out) {
       for (int t = 0; t < 8; ++t)
         if (e0 + t < n) out[e0 + t] = v[t];
     }
+  }
+}
+
+// Q4_0, Q8_0, Q4_K and Q6_K: each thread decodes 16 consecutive elements of one
+// block (unpack16: the block's scale decoded once), each element then by the CPU's
+// own expression (deq above) so results stay equal to it.
+template <int Q>
+__device__ __forceinline__ float deq16(const Chunk16& c, uint32_t q) {
+  if constexpr (Q == kQ4_0) {
+    return float(int(q) - 8) * c.scale;
+  } else if constexpr (Q == kQ8_0) {
+    return float(int8_t(q)) * c.scale;
+  } else if constexpr (Q == kQ4_K) {
+    return c.scale * float(q) - (-c.min);  // d1 * q - m1
+  } else {                                 // kQ6_K: d * sc * (q - 32)
+    return c.scale * float(int(q) - 32);
+  }
+}
+
+template <int Q, class T>
+__device__ void dequantize16(size_t n, const uint8_t* src, T* out) {
+  constexpr int kQK = Traits<Q>::kQK;
+  constexpr size_t kBytes = sizeof(typename Traits<Q>::Block);
+  const size_t items = n / 16;  // n is a whole number of blocks
+  for (size_t it = size_t(blockIdx.x) * blockDim.x + threadIdx.x; it < items;
+       it += size_t(gridDim.x) * blockDim.x) {
+    const size_t e0 = it * 16;
+    const Chunk16 c = unpack16<Q>(src + (e0 / kQK) * kBytes, int(e0 % kQK));
+    alignas(16) T v[16];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+#pragma unroll
+      for (int b = 0; b < 4; ++b) store_f(&v[4 * i + b], deq16<Q>(c, (uint32_t(c.q[i]) >> (8 * b)) & 0xFFu));
+    }
+    uint4* o = reinterpret_cast<uint4*>(out + e0);  // 16 elements: 32 or 64 bytes, 16-byte aligned
+    const uint4* s = reinterpret_cast<const uint4*>(v);
+#pragma unroll
+    for (int i = 0; i < int(16 * sizeof(T) / 16); ++i) o[i] = s[i];
   }
 }
 
@@ -144,6 +192,308 @@ __device__ void mmvq(int n, int k, int row_threads, const uint8_t* w, size_t w_r
   }
 }
 
+// ---- split-layout activations and the mmvqs kernels ------------------------------------------
+// Column permutations of the split activations, one per weight layout (P), within
+// groups of 32 (P1) or 256 (P2, P3) columns; P0 keeps the order.
+//   P1 (q4_0): lane h of a block takes qs bytes 8h..8h+7, i.e. columns 8h..8h+7
+//       (low nibbles) and 16+8h..16+8h+7 (high): stored at 16h..16h+15.
+//   P2 (q4_K): lane j of a block takes qs bytes 16j..16j+15 of its 128, i.e.
+//       columns 64g+l (low nibbles) and 64g+32+l (high), g = j/2, l = 16(j%2)+i:
+//       low ones at 16j+i, high ones at 128+16j+i.
+//   P3 (q6_K): lane j = 4h + l/8 takes columns 128h+32kk+l..l+7 for kk = 0..3:
+//       kk = 0, 1 at 16j+8kk+i, kk = 2, 3 at 128+16j+8(kk-2)+i.
+template <int P>
+__device__ __forceinline__ size_t perm_pos(size_t c) {
+  if constexpr (P == 0) {
+    return c;
+  } else if constexpr (P == 1) {
+    const size_t e = c % 32, half = e / 16, l = e % 16;
+    return c - e + 16 * (l / 8) + 8 * half + l % 8;
+  } else if constexpr (P == 2) {
+    const size_t e = c % 256, g = e / 64, r = e % 64, hi = r / 32, l = r % 32;
+    return c - e + 128 * hi + 16 * (2 * g + l / 16) + l % 16;
+  } else {
+    const size_t e = c % 256, h = e / 128, r = e % 128, kk = r / 32, l = r % 32;
+    return c - e + 128 * (kk / 2) + 16 * (4 * h + l / 8) + 8 * (kk % 2) + l % 8;
+  }
+}
+
+// The reference Q8_1 quantizer of quantize_q8_1 above, written to the split layout.
+template <int P, class T>
+__device__ void quantize_q8_1s(size_t m, size_t k, size_t k_pad, const T* x, int8_t* qs, uint32_t* ds) {
+  const size_t total = m * k_pad;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const size_t r = i / k_pad, c = i % k_pad;
+    const float v = c < k ? load_f(x + r * k + c) : 0.f;
+    const float amax = group_allreduce(fabsf(v), 32, [](float a, float b) { return fmaxf(a, b); });
+    const float d = amax / 127.f;
+    const float id = d != 0.f ? 1.f / d : 0.f;
+    const int q = int(roundf(v * id));
+    const int sum = group_allreduce(q, 32, [](int a, int b) { return a + b; });
+    qs[r * k_pad + perm_pos<P>(c)] = int8_t(q);
+    if (c % 32 == 0) ds[i / 32] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
+  }
+}
+
+// f16 bits to float in one conversion where the hardware has it (same value as h2f).
+__device__ __forceinline__ float hf(uint32_t h) {
+#if defined(WICK_HW_HALF_CVT)
+  return __half2float(__ushort_as_half((unsigned short)(h & 0xFFFFu)));
+#else
+  return f16_to_f32(uint16_t(h));
+#endif
+}
+
+// A read-only load (the non-coherent path on NVIDIA).
+template <class T>
+__device__ __forceinline__ T ldg(const T* p) {
+#if defined(WICK_VENDOR_HIP)
+  return *p;
+#else
+  return __ldg(p);
+#endif
+}
+
+// N little-endian words from a 2-byte aligned address in a buffer that starts
+// 4-byte aligned: aligned 32-bit loads only (one more when the address is not
+// itself 4-byte aligned), so nothing outside the 4-byte words holding the N words
+// is touched.
+template <int N>
+__device__ __forceinline__ void ldw(const uint8_t* p, uint32_t (&o)[N]) {
+  const bool odd = (reinterpret_cast<uintptr_t>(p) & 2u) != 0;
+  const uint32_t* a = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(3));
+  uint32_t r[N + 1];
+#pragma unroll
+  for (int i = 0; i < N; ++i) r[i] = ldg(a + i);
+  r[N] = odd ? ldg(a + N) : 0u;
+#pragma unroll
+  for (int i = 0; i < N; ++i) o[i] = odd ? (r[i] >> 16) | (r[i + 1] << 16) : r[i];
+}
+__device__ __forceinline__ uint32_t ldh(const uint8_t* p) {
+  return ldg(reinterpret_cast<const uint16_t*>(p));
+}
+// Activation words: plain loads (the pointer may be to shared memory).
+__device__ __forceinline__ int4 ld_act(const int8_t* p) { return *reinterpret_cast<const int4*>(p); }
+
+// One lane's slice of a block: its raw words, loaded before any arithmetic.
+template <int Q>
+struct Slice;
+template <>
+struct Slice<kQ4_0> {  // 2 lanes per block, 16 columns each
+  static constexpr int kPerBlock = 2, kCols = 16, kPerm = 1, kFusedU = 4;
+  uint32_t q[2], d;
+  __device__ __forceinline__ void load(const uint8_t* row, int p) {
+    const uint8_t* blk = row + size_t(p / 2) * sizeof(BlockQ4_0);
+    ldw<2>(blk + 2 + 8 * (p % 2), q);
+    d = ldh(blk);
+  }
+  // Sum over the slice of w * a (a: the activation row's split qs and ds).
+  __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
+    const int4 a = ld_act(qs + 16 * size_t(p));
+    int s = wick_dp4a(int(q[0] & 0x0F0F0F0Fu), a.x, 0);
+    s = wick_dp4a(int(q[1] & 0x0F0F0F0Fu), a.y, s);
+    s = wick_dp4a(int((q[0] >> 4) & 0x0F0F0F0Fu), a.z, s);
+    s = wick_dp4a(int((q[1] >> 4) & 0x0F0F0F0Fu), a.w, s);
+    const uint32_t da = ds[p / 2];
+    // value = d * (q - 8): the -8 * d * sum(a) term once per block, by lane 0 of it.
+    const float m = p % 2 == 0 ? 8.f * hf(da >> 16) : 0.f;
+    return hf(d) * (hf(da) * float(s) - m);
+  }
+};
+template <>
+struct Slice<kQ8_0> {  // 2 lanes per block, 16 columns each
+  static constexpr int kPerBlock = 2, kCols = 16, kPerm = 0, kFusedU = 4;
+  uint32_t q[4], d;
+  __device__ __forceinline__ void load(const uint8_t* row, int p) {
+    const uint8_t* blk = row + size_t(p / 2) * sizeof(BlockQ8_0);
+    ldw<4>(blk + 2 + 16 * (p % 2), q);
+    d = ldh(blk);
+  }
+  __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
+    const int4 a = ld_act(qs + 16 * size_t(p));
+    int s = wick_dp4a(int(q[0]), a.x, 0);
+    s = wick_dp4a(int(q[1]), a.y, s);
+    s = wick_dp4a(int(q[2]), a.z, s);
+    s = wick_dp4a(int(q[3]), a.w, s);
+    return hf(d) * (hf(ds[p / 2]) * float(s));
+  }
+};
+template <>
+struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte aligned
+  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 2, kFusedU = 2;
+  uint4 h, q;  // the block's header (d, dmin, 12 scale bytes) and qs bytes 16j..16j+15
+  __device__ __forceinline__ void load(const uint8_t* row, int p) {
+    const uint4* blk = reinterpret_cast<const uint4*>(row + size_t(p / 8) * sizeof(BlockQ4_K));
+    h = ldg(blk);
+    q = ldg(blk + 1 + p % 8);
+  }
+  __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
+    const int j = p % 8, g = j / 2;
+    const int8_t* a0 = qs + 256 * size_t(p / 8) + 16 * j;
+    const int4 lo = ld_act(a0), hi = ld_act(a0 + 128);
+    int sl = wick_dp4a(int(q.x & 0x0F0F0F0Fu), lo.x, 0);
+    sl = wick_dp4a(int(q.y & 0x0F0F0F0Fu), lo.y, sl);
+    sl = wick_dp4a(int(q.z & 0x0F0F0F0Fu), lo.z, sl);
+    sl = wick_dp4a(int(q.w & 0x0F0F0F0Fu), lo.w, sl);
+    int sh = wick_dp4a(int((q.x >> 4) & 0x0F0F0F0Fu), hi.x, 0);
+    sh = wick_dp4a(int((q.y >> 4) & 0x0F0F0F0Fu), hi.y, sh);
+    sh = wick_dp4a(int((q.z >> 4) & 0x0F0F0F0Fu), hi.z, sh);
+    sh = wick_dp4a(int((q.w >> 4) & 0x0F0F0F0Fu), hi.w, sh);
+    // scale_min_k4 of sub-blocks 2g (low nibbles) and 2g+1 (high): two bytes each.
+    const int sft = 16 * (g % 2);
+    uint32_t sc, mn;
+    if (g < 2) {
+      sc = (h.y >> sft) & 0x3F3Fu;
+      mn = (h.z >> sft) & 0x3F3Fu;
+    } else {
+      sc = ((h.w >> sft) & 0x0F0Fu) | (((h.y >> sft) >> 2) & 0x3030u);
+      mn = ((h.w >> sft >> 4) & 0x0F0Fu) | (((h.z >> sft) >> 2) & 0x3030u);
+    }
+    const uint32_t da0 = ds[8 * size_t(p / 8) + 2 * g], da1 = ds[8 * size_t(p / 8) + 2 * g + 1];
+    const float v = float(sc & 0xFFu) * hf(da0) * float(sl) + float(sc >> 8) * hf(da1) * float(sh);
+    // value = d * sc * q - dmin * m: the min term once per sub-block pair, by the even lane.
+    const float m = j % 2 == 0
+                        ? hf(h.x >> 16) * (float(mn & 0xFFu) * hf(da0 >> 16) + float(mn >> 8) * hf(da1 >> 16))
+                        : 0.f;
+    return hf(h.x) * v - m;
+  }
+};
+template <>
+struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
+  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 3, kFusedU = 2;
+  uint32_t a[2], b[2], hb[2], s[2], d;  // ql words (kk = 0/2, 1/3), qh words, scale bytes, d
+  __device__ __forceinline__ void load(const uint8_t* row, int p) {
+    const uint8_t* blk = row + size_t(p / 8) * sizeof(BlockQ6_K);
+    const int j = p % 8, h = j / 4, l = 8 * (j % 4);
+    ldw<2>(blk + 64 * h + l, a);
+    ldw<2>(blk + 64 * h + 32 + l, b);
+    ldw<2>(blk + 128 + 32 * h + l, hb);
+    ldw<2>(blk + 192 + 8 * h, s);
+    d = ldh(blk + 208);
+  }
+  // Six-bit quants (ql nibble | qh bits << 4) minus 32, as signed bytes.
+  __device__ __forceinline__ static int q6(uint32_t ql, int lsh, uint32_t qh, int hsh) {
+    const uint32_t q = ((ql >> lsh) & 0x0F0F0F0Fu) | (((qh >> hsh) & 0x03030303u) << 4);
+    return int(((q | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
+  }
+  __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
+    const int j = p % 8, h = j / 4, l = 8 * (j % 4);
+    const int8_t* a0 = qs + 256 * size_t(p / 8) + 16 * j;
+    const int4 x01 = ld_act(a0), x23 = ld_act(a0 + 128);
+    const int s0 = wick_dp4a(q6(a[1], 0, hb[1], 0), x01.y, wick_dp4a(q6(a[0], 0, hb[0], 0), x01.x, 0));
+    const int s1 = wick_dp4a(q6(b[1], 0, hb[1], 2), x01.w, wick_dp4a(q6(b[0], 0, hb[0], 2), x01.z, 0));
+    const int s2 = wick_dp4a(q6(a[1], 4, hb[1], 4), x23.y, wick_dp4a(q6(a[0], 4, hb[0], 4), x23.x, 0));
+    const int s3 = wick_dp4a(q6(b[1], 4, hb[1], 6), x23.w, wick_dp4a(q6(b[0], 4, hb[0], 6), x23.z, 0));
+    // scales[8h + 2kk + l/16]: bytes l/16 + 2kk of the 8 loaded from 8h.
+    const int o = 8 * (l / 16);
+    const float c0 = float(int8_t(s[0] >> o)), c1 = float(int8_t(s[0] >> (o + 16)));
+    const float c2 = float(int8_t(s[1] >> o)), c3 = float(int8_t(s[1] >> (o + 16)));
+    const uint4 da = *reinterpret_cast<const uint4*>(ds + 8 * size_t(p / 8) + 4 * h);
+    return hf(d) * (c0 * hf(da.x) * float(s0) + c1 * hf(da.y) * float(s1) + c2 * hf(da.z) * float(s2) +
+                    c3 * hf(da.w) * float(s3));
+  }
+};
+
+// One wave per weight row; lane `lane` takes slices lane, lane + wave, ... of the
+// row, U of them loaded before their dot products (fewer for more activation rows,
+// which hold more accumulators).
+template <int Q, int B>
+__device__ void mmvqs(int n, int k, const uint8_t* __restrict__ w, size_t w_row_bytes,
+                      const int8_t* __restrict__ qs, const uint32_t* __restrict__ ds, size_t k_pad,
+                      float* __restrict__ out) {
+  using S = Slice<Q>;
+  constexpr int U = B == 1 ? 4 : B == 2 ? 2 : 1;
+  const int wave = warpSize, lane = int(threadIdx.x) % wave;
+  const int row = int(blockIdx.x) * (int(blockDim.x) / wave) + int(threadIdx.x) / wave;
+  if (row >= n) return;  // whole waves only; nothing below synchronizes the block
+  const uint8_t* wr = w + size_t(row) * w_row_bytes;
+  const int slices = k / S::kCols;
+  float acc[B];
+#pragma unroll
+  for (int b = 0; b < B; ++b) acc[b] = 0.f;
+  for (int p0 = lane; p0 < slices; p0 += U * wave) {
+    S sl[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (p0 + u * wave < slices) sl[u].load(wr, p0 + u * wave);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (p0 + u * wave < slices) {
+#pragma unroll
+        for (int b = 0; b < B; ++b) acc[b] += sl[u].dot(p0 + u * wave, qs + b * k_pad, ds + b * (k_pad / 32));
+      }
+    }
+  }
+#pragma unroll
+  for (int b = 0; b < B; ++b) acc[b] = group_allreduce(acc[b], wave, [](float x, float y) { return x + y; });
+  if (lane == 0) {
+#pragma unroll
+    for (int b = 0; b < B; ++b) out[size_t(b) * size_t(n) + size_t(row)] = acc[b];
+  }
+}
+
+// One activation row with its quantization fused in (batch 1): each block first
+// quantizes x into shared memory (the split, permuted layout of quantize_q8_1s:
+// k_pad bytes, then k_pad / 32 words), then each wave takes `rows_per_wave`
+// consecutive weight rows as steps of kFusedU slices per lane, the loads of step
+// t + 1 issued before the dot products of step t (those of step 0 before the
+// quantization), so every wave keeps weight loads in flight while it computes.
+template <int Q, class T>
+__device__ void mmvqf(int n, int k, int k_pad, int rows_per_wave, const uint8_t* __restrict__ w,
+                      size_t w_row_bytes, const T* __restrict__ x, float* __restrict__ out) {
+  using S = Slice<Q>;
+  constexpr int U = S::kFusedU;
+  extern __shared__ uint4 smem_act[];
+  int8_t* sq = reinterpret_cast<int8_t*>(smem_act);
+  uint32_t* sd = reinterpret_cast<uint32_t*>(sq + k_pad);  // k_pad: a multiple of 512
+  const int wave = warpSize, lane = int(threadIdx.x) % wave;
+  const int row0 = (int(blockIdx.x) * (int(blockDim.x) / wave) + int(threadIdx.x) / wave) * rows_per_wave;
+  const int rows = max(0, min(rows_per_wave, n - row0));
+  const int slices = k / S::kCols, groups = (slices + U * wave - 1) / (U * wave), steps = rows * groups;
+  S nxt[U];
+  if (steps > 0) {
+    const uint8_t* wr = w + size_t(row0) * w_row_bytes;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (lane + u * wave < slices) nxt[u].load(wr, lane + u * wave);
+  }
+  // quantize_q8_1s for this one row, into shared memory (k_pad is a multiple of the
+  // block size, so every thread takes the same number of steps).
+  for (int c = int(threadIdx.x); c < k_pad; c += int(blockDim.x)) {
+    const float v = c < k ? load_f(x + c) : 0.f;
+    const float amax = group_allreduce(fabsf(v), 32, [](float a, float b) { return fmaxf(a, b); });
+    const float d = amax / 127.f;
+    const float id = d != 0.f ? 1.f / d : 0.f;
+    const int q = int(roundf(v * id));
+    const int sum = group_allreduce(q, 32, [](int a, int b) { return a + b; });
+    sq[perm_pos<S::kPerm>(size_t(c))] = int8_t(q);
+    if (c % 32 == 0) sd[c / 32] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
+  }
+  __syncthreads();
+  float acc = 0.f;
+  for (int t = 0; t < steps; ++t) {
+    S cur[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) cur[u] = nxt[u];
+    if (t + 1 < steps) {
+      const int r = (t + 1) / groups, p0 = ((t + 1) % groups) * U * wave + lane;
+      const uint8_t* wr = w + size_t(row0 + r) * w_row_bytes;
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (p0 + u * wave < slices) nxt[u].load(wr, p0 + u * wave);
+    }
+    const int p0 = (t % groups) * U * wave + lane;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (p0 + u * wave < slices) acc += cur[u].dot(p0 + u * wave, sq, sd);
+    if (t % groups == groups - 1) {  // the row's last step (the same t for the whole wave)
+      acc = group_allreduce(acc, wave, [](float a, float b) { return a + b; });
+      if (lane == 0) out[row0 + t / groups] = acc;
+      acc = 0.f;
+    }
+  }
+}
 }  // namespace wk::q
 
 #define DEQ_KERNEL(Q, QS, T, TS)                                             \
@@ -172,20 +522,30 @@ __device__ void mmvq(int n, int k, int row_threads, const uint8_t* w, size_t w_r
 
 #define Q_TYPE(Q, QS) DEQ_KERNELS(Q, QS) MMVQ_KERNELS(Q, QS)
 
+#define DEQ16_KERNEL(Q, QS, T, TS)                                           \
+  WICK_KERNEL dequantize_##QS##_##TS(size_t n, const uint8_t* src, T* out) { \
+    wk::q::dequantize16<Q>(n, src, out);                                     \
+  }
+#define DEQ16_KERNELS(Q, QS)         \
+  DEQ16_KERNEL(Q, QS, float, f32)    \
+  DEQ16_KERNEL(Q, QS, wk::f16s, f16) \
+  DEQ16_KERNEL(Q, QS, wk::bf16s, bf16)
+#define Q_TYPE16(Q, QS) DEQ16_KERNELS(Q, QS) MMVQ_KERNELS(Q, QS)
+
 DEQ_KERNELS(wk::q::kF32, f32)
 DEQ_KERNELS(wk::q::kF16, f16)
 DEQ_KERNELS(wk::q::kBF16, bf16)
-Q_TYPE(wk::q::kQ4_0, q4_0)
+Q_TYPE16(wk::q::kQ4_0, q4_0)
 Q_TYPE(wk::q::kQ4_1, q4_1)
 Q_TYPE(wk::q::kQ5_0, q5_0)
 Q_TYPE(wk::q::kQ5_1, q5_1)
-Q_TYPE(wk::q::kQ8_0, q8_0)
+Q_TYPE16(wk::q::kQ8_0, q8_0)
 Q_TYPE(wk::q::kQ8_1, q8_1)
 Q_TYPE(wk::q::kQ2_K, q2_K)
 Q_TYPE(wk::q::kQ3_K, q3_K)
-Q_TYPE(wk::q::kQ4_K, q4_K)
+Q_TYPE16(wk::q::kQ4_K, q4_K)
 Q_TYPE(wk::q::kQ5_K, q5_K)
-Q_TYPE(wk::q::kQ6_K, q6_K)
+Q_TYPE16(wk::q::kQ6_K, q6_K)
 Q_TYPE(wk::q::kQ8_K, q8_K)
 
 WICK_KERNEL quantize_q8_1_f32(size_t m, size_t k, size_t k_pad, const float* x, uint8_t* out) {
@@ -197,3 +557,52 @@ WICK_KERNEL quantize_q8_1_f16(size_t m, size_t k, size_t k_pad, const wk::f16s* 
 WICK_KERNEL quantize_q8_1_bf16(size_t m, size_t k, size_t k_pad, const wk::bf16s* x, uint8_t* out) {
   wk::q::quantize_q8_1(m, k, k_pad, x, out);
 }
+
+#define MMVQS_KERNEL(Q, QS, B)                                                                        \
+  WICK_KERNEL mmvqs_##QS##_b##B(int n, int k, const uint8_t* w, size_t w_row_bytes, const int8_t* qs, \
+                                const uint32_t* ds, size_t k_pad, float* out) {                       \
+    wk::q::mmvqs<Q, B>(n, k, w, w_row_bytes, qs, ds, k_pad, out);                                     \
+  }
+#define MMVQS_KERNELS(Q, QS) \
+  MMVQS_KERNEL(Q, QS, 1)     \
+  MMVQS_KERNEL(Q, QS, 2)     \
+  MMVQS_KERNEL(Q, QS, 3)     \
+  MMVQS_KERNEL(Q, QS, 4)     \
+  MMVQS_KERNEL(Q, QS, 5)     \
+  MMVQS_KERNEL(Q, QS, 6)     \
+  MMVQS_KERNEL(Q, QS, 7)     \
+  MMVQS_KERNEL(Q, QS, 8)
+MMVQS_KERNELS(wk::q::kQ4_0, q4_0)
+MMVQS_KERNELS(wk::q::kQ8_0, q8_0)
+MMVQS_KERNELS(wk::q::kQ4_K, q4_K)
+MMVQS_KERNELS(wk::q::kQ6_K, q6_K)
+
+#define QUANTIZE_S(P, T, TS)                                                                       \
+  WICK_KERNEL quantize_q8_1s_p##P##_##TS(size_t m, size_t k, size_t k_pad, const T* x, int8_t* qs, \
+                                         uint32_t* ds) {                                           \
+    wk::q::quantize_q8_1s<P>(m, k, k_pad, x, qs, ds);                                              \
+  }
+#define QUANTIZE_S_ALL(P)      \
+  QUANTIZE_S(P, float, f32)    \
+  QUANTIZE_S(P, wk::f16s, f16) \
+  QUANTIZE_S(P, wk::bf16s, bf16)
+QUANTIZE_S_ALL(0)
+QUANTIZE_S_ALL(1)
+QUANTIZE_S_ALL(2)
+QUANTIZE_S_ALL(3)
+
+// At most 256 threads and at least 4 blocks per multiprocessor (64 registers on NVIDIA).
+#define MMVQF_KERNEL(Q, QS, T, TS)                                                                        \
+  extern "C" __global__ void __launch_bounds__(256, 4)                                                    \
+      mmvqf_##QS##_##TS(int n, int k, int k_pad, int rows_per_wave, const uint8_t* w, size_t w_row_bytes, \
+                        const T* x, float* out) {                                                         \
+    wk::q::mmvqf<Q>(n, k, k_pad, rows_per_wave, w, w_row_bytes, x, out);                                  \
+  }
+#define MMVQF_KERNELS(Q, QS)         \
+  MMVQF_KERNEL(Q, QS, float, f32)    \
+  MMVQF_KERNEL(Q, QS, wk::f16s, f16) \
+  MMVQF_KERNEL(Q, QS, wk::bf16s, bf16)
+MMVQF_KERNELS(wk::q::kQ4_0, q4_0)
+MMVQF_KERNELS(wk::q::kQ8_0, q8_0)
+MMVQF_KERNELS(wk::q::kQ4_K, q4_K)
+MMVQF_KERNELS(wk::q::kQ6_K, q6_K)
