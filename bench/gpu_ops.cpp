@@ -55,7 +55,8 @@ void BM_GpuOpsReduce(benchmark::State& state, ReduceOp op) {
   run_op(state, 4.0 * kSide * kSide + 4.0 * kSide, 0, 10, [&] { return x.reduce(op, {-1}, false); });
 }
 
-// tpr: threads per row (WICK_REDUCE_TPR, a wave or less: several rows per block).
+// tpr: threads per row (WICK_REDUCE_TPR: "256" a block per row, a wave or less
+// several rows per block).
 void BM_GpuOpsReduceTpr(benchmark::State& state, ReduceOp op, const char* tpr) {
   ::setenv("WICK_REDUCE_TPR", tpr, 1);
   BM_GpuOpsReduce(state, op);
@@ -144,9 +145,9 @@ void BM_GpuOpsConv2d(benchmark::State& state, DType dt) {
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, sum, ReduceOp::Sum);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, max, ReduceOp::Max);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, argmax, ReduceOp::ArgMax);
-WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, sum_tpr32, ReduceOp::Sum, "32");
-WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, max_tpr32, ReduceOp::Max, "32");
-WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, argmax_tpr32, ReduceOp::ArgMax, "32");
+WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, sum_tpr256, ReduceOp::Sum, "256");
+WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, max_tpr256, ReduceOp::Max, "256");
+WICK_GPU_OPS_BENCH(BM_GpuOpsReduceTpr, argmax_tpr256, ReduceOp::ArgMax, "256");
 WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32, "1");
 WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32_nc, "0");
 WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32, "1");

@@ -4,8 +4,9 @@
 // The input's kept dims and reduced dims are collapsed separately; each output
 // reduces its reduced positions with `tpr` cooperating threads:
 //  - a contiguous reduced run (the last dims of a contiguous tensor): a wave per
-//    output for short runs, a 256-thread block for runs of 1024 and more, reading
-//    16-byte vectors (kernels/reduce.cu: scan_vec);
+//    output for short runs and for runs of 1024 and more when there are many
+//    outputs, else a 256-thread block, reading 16-byte vectors
+//    (kernels/reduce.cu: scan_vec);
 //  - a strided reduction whose kept innermost dim has unit stride (a sum over dim
 //    0 of a matrix): one thread per output, neighbouring threads reading
 //    neighbouring elements;
@@ -29,15 +30,19 @@ size_t pow2_ceil(size_t v) {
   return p;
 }
 
-// Threads per output for contiguous rows of 1024 and more: the whole block, or
-// WICK_REDUCE_TPR (a power of two up to the wave size, for a block of several
-// rows; bench/gpu_ops.cpp measures it).
-size_t long_row_tpr(unsigned wave) {
+// Threads per output for contiguous rows of 1024 and more. Many rows (at least
+// 64 per multiprocessor): one wave per row, several rows per block, no block
+// reduction (measured on the H200, [16384, 16384] f32: sum / max / argmax 4.34 /
+// 4.48 / 4.34 TB/s against 4.11 / 4.38 / 3.67 with a block per row; see
+// bench/results/2026-11-21-h200-mem-kernels). Fewer rows: the whole block per row.
+// WICK_REDUCE_TPR overrides (the block size, or a power of two up to the wave).
+size_t long_row_tpr(const GpuDevice& dev, unsigned wave, size_t n_out) {
   if (const char* v = std::getenv("WICK_REDUCE_TPR")) {
     const size_t t = std::strtoul(v, nullptr, 10);
-    if (t >= 1 && t <= wave && (t & (t - 1)) == 0) return t;
+    if (t == kReduceBlock || (t >= 1 && t <= wave && (t & (t - 1)) == 0)) return t;
   }
-  return kReduceBlock;
+  const size_t sms = size_t(std::max(dev.info().multiprocessors, 1));
+  return n_out >= 64 * sms ? wave : kReduceBlock;
 }
 
 }  // namespace
@@ -70,7 +75,7 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
   const bool contig = r.dims.size() == 1 && r.strides[0] == 1;
   size_t tpr;
   if (contig) {
-    tpr = e >= 1024 ? long_row_tpr(wave) : std::min<size_t>(wave, pow2_ceil(e));
+    tpr = e >= 1024 ? long_row_tpr(dev_, wave, n_out) : std::min<size_t>(wave, pow2_ceil(e));
   } else if (!k.dims.empty() && k.strides.back() == 1 && n_out >= 4096) {
     tpr = 1;
   } else {

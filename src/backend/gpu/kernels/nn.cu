@@ -37,6 +37,8 @@ struct Add {
 
 __device__ __forceinline__ float exp_c(float x) { return expf(x); }
 __device__ __forceinline__ double exp_c(double x) { return exp(x); }
+__device__ __forceinline__ float fmax_c(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double fmax_c(double a, double b) { return fmax(a, b); }
 __device__ __forceinline__ float log_c(float x) { return logf(x); }
 __device__ __forceinline__ double log_c(double x) { return log(x); }
 __device__ __forceinline__ float sqrt_c(float x) { return sqrtf(x); }
@@ -171,7 +173,21 @@ __device__ void softmax_rows(size_t rows, size_t n, const T* x, T* y, bool log) 
         // hold -inf and add exp(-inf) = 0; a thread holding only -inf uses 0 as its
         // shift and adds 0. NaN anywhere, a +inf max or an all -inf row give NaN, as
         // on the CPU.
-        const C mt = rc.fold(ninf, MaxNan<C>{});
+        // The thread's max. f32: a NaN-ignoring max and a NaN flag (two
+        // instructions a slot); the other dtypes keep the NaN-testing fold, which
+        // stays within 64 registers without spilling for them.
+        C mt = ninf;
+        if constexpr (std::is_same<T, float>::value) {
+          bool nan = false;
+#pragma unroll
+          for (int k = 0; k < kCache; ++k) {
+            nan |= rc.v[k] != rc.v[k];
+            mt = fmax_c(mt, rc.v[k]);
+          }
+          if (nan) mt = C(NAN);
+        } else {
+          mt = rc.fold(ninf, MaxNan<C>{});
+        }
         const C base = mt == ninf ? C(0) : mt;
         C st = C(0);
 #pragma unroll
