@@ -3,7 +3,8 @@
 
 usage: bench/gpu_quant_report.py bench.json [label]
 
-Prints a Markdown table: each batch-1 mat-vec's weight bytes per second over the
+Prints a Markdown table (host: the host's time to issue one call, bench's host_us
+counter): each batch-1 mat-vec's weight bytes per second over the
 copy bandwidth (BM_GpuQuantCopy: bytes read + written per second; target >= 70%),
 and each batch-512 dequantize + GEMM rate over the bf16 GEMM rate of the same
 shape (BM_GpuQuantBf16Gemm of that shape; target >= 50%).
@@ -27,20 +28,22 @@ def main():
     copy_tbps = copy[0]["TBps"]
     shapes = ", ".join(f"512x{s}: {r:.1f} TFLOP/s" for s, r in sorted(gemm.items()))
     print(f"copy bandwidth {copy_tbps:.3f} TB/s; bf16 GEMM {shapes} {label}\n")
-    print("| case | time (us) | rate | ratio | target | met |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| case | time (us) | host (us) | rate | ratio | target | met |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for b in find("BM_GpuQuantMatVec"):
         r = b["TBps"] / copy_tbps
         case = b["name"].split("/")[1]
-        print(f"| mat-vec {case} b1 | {b['real_time']:.1f} | {b['TBps']:.3f} TB/s | {r:.0%} | 70% | {'yes' if r >= 0.7 else 'no'} |")
+        host = f"{b['host_us']:.1f}" if "host_us" in b else "-"
+        print(f"| mat-vec {case} b1 | {b['real_time']:.1f} | {host} | {b['TBps']:.3f} TB/s | {r:.0%} | 70% | {'yes' if r >= 0.7 else 'no'} |")
     for b in find("BM_GpuQuantDequantGemm"):
         case = b["name"].split("/")[1]
         shape = case.split("_", 2)[-1]  # q4_K_14336x4096 -> 14336x4096
         if shape not in gemm:
-            print(f"| dequant+GEMM {case} b512 | {b['real_time']:.1f} | {b['TFLOPs']:.1f} TFLOP/s | no bf16 GEMM of {shape} | 50% | - |")
+            print(f"| dequant+GEMM {case} b512 | {b['real_time']:.1f} | - | {b['TFLOPs']:.1f} TFLOP/s | no bf16 GEMM of {shape} | 50% | - |")
             continue
         r = b["TFLOPs"] / gemm[shape]
-        print(f"| dequant+GEMM {case} b512 | {b['real_time']:.1f} | {b['TFLOPs']:.1f} TFLOP/s | {r:.0%} | 50% | {'yes' if r >= 0.5 else 'no'} |")
+        host = f"{b['host_us']:.1f}" if "host_us" in b else "-"
+        print(f"| dequant+GEMM {case} b512 | {b['real_time']:.1f} | {host} | {b['TFLOPs']:.1f} TFLOP/s | {r:.0%} | 50% | {'yes' if r >= 0.5 else 'no'} |")
 
 
 if __name__ == "__main__":

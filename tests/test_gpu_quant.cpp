@@ -205,10 +205,10 @@ TEST(GpuQmatmulRowThreads, EveryRowSplitGivesTheCpuResult) {
   ::unsetenv("WICK_QMV_ROW_THREADS");
 }
 
-// Q4_0, Q8_0, Q4_K and Q6_K take the mmvqf kernels (one row of x, quantized in
-// shared memory) or the mmvqs kernels (split, permuted activations) by default,
-// mmvqs with WICK_QMV_KERNEL=split and the generic mmvq kernels with
-// WICK_QMV_KERNEL=generic: each within NMSE 5e-4 of the CPU at a bench-like k
+// Q4_0, Q8_0, Q4_K and Q6_K take the mmvqs kernels (split, permuted activations)
+// by default, the mmvqf kernels (one row of x, quantized in shared memory) with
+// WICK_QMV_KERNEL=fused and the generic mmvq kernels with WICK_QMV_KERNEL=generic:
+// each within NMSE 5e-4 of the CPU at a bench-like k
 // (4352 = 17 * 256: not a multiple of the 512 padding; more slices per row than a
 // wave has lanes, so several steps per row), for n = 70 (a partial block of rows)
 // with 1, 3 and 8 rows of x, and n = 4500 with one row (more rows than four blocks
@@ -226,7 +226,7 @@ TEST(GpuQmatmulKernels, EveryMatVecKernelGivesTheCpuResult) {
       Tensor x = Tensor::from_vector(normal_values(c.m * k, 62), Shape{c.m, k});
       const std::vector<float> want = qmatmul(x, w).to_vector<float>();
       Tensor xg = x.to_device(kGpu);
-      for (const char* kernel : {"default", "split", "generic"}) {
+      for (const char* kernel : {"default", "fused", "generic"}) {
         ::setenv("WICK_QMV_KERNEL", kernel, 1);
         const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
         EXPECT_LE(nmse(got, want), 5e-4)
@@ -256,7 +256,7 @@ TEST(GpuQmatmulKernels, HandBuiltQ4_0BlockGivesTheExactDot) {
     want += 0.5 * double(q - 8) * double(xv[size_t(j)]);
   }
   Tensor x = Tensor::from_vector(xv, Shape{1, 32}, kGpu);
-  for (const char* kernel : {"default", "split", "generic"}) {
+  for (const char* kernel : {"default", "fused", "generic"}) {
     ::setenv("WICK_QMV_KERNEL", kernel, 1);
     const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
     ASSERT_EQ(got.size(), 1u);

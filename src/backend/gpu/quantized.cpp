@@ -4,12 +4,14 @@
 //                MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
 //                weight row is read once per launch). Q4_0, Q8_0, Q4_K and Q6_K
-//                weights take, for one row of x, the mmvqf kernels (the row
-//                quantized in each block's shared memory, waves pipelining their
-//                rows' loads), else the mmvqs kernels (split, permuted activations;
-//                one wave per weight row); WICK_QMV_KERNEL=split or generic picks
-//                mmvqs or the generic kernels instead. Every other type, or a weight
-//                not 4-byte aligned (16 for Q4_K), takes the generic mmvq kernels
+//                weights take the mmvqs kernels (split, permuted activations; one
+//                wave per weight row). WICK_QMV_KERNEL=fused takes, for one row of
+//                x, the mmvqf kernels instead (the row quantized in each block's
+//                shared memory, waves pipelining several rows' loads: half the host
+//                time per call, but slower kernels on the H200, see
+//                bench/results/2026-11-21-h200-gpu-quant-2); WICK_QMV_KERNEL=generic
+//                takes the generic kernels. Every other type, or a weight not 4-byte
+//                aligned (16 for Q4_K), takes the generic mmvq kernels
 //                (row_threads() per row);
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
@@ -111,14 +113,14 @@ const std::string& quantize_split_name(int perm, DType xd) {
   return names[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
 }
 
-// The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "split"
-// (mmvqs), else the default (mmvqf for one activation row, else mmvqs).
-enum class QmvKernel { Generic, Split, Default };
+// The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "fused"
+// (mmvqf for one activation row), else the default (mmvqs).
+enum class QmvKernel { Generic, Fused, Default };
 QmvKernel requested_kernel() {
   const char* env = std::getenv("WICK_QMV_KERNEL");
   if (!env) return QmvKernel::Default;
   const std::string_view v(env);
-  return v == "generic" ? QmvKernel::Generic : v == "split" ? QmvKernel::Split : QmvKernel::Default;
+  return v == "generic" ? QmvKernel::Generic : v == "fused" ? QmvKernel::Fused : QmvKernel::Default;
 }
 
 bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
@@ -204,7 +206,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   size_t k_pad = (k + kRowPadding - 1) / kRowPadding * kRowPadding;
   size_t w_row = ggml_row_size(t, k);
   std::shared_ptr<GpuStorage> out;
-  if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Default &&
+  if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Fused &&
       fused_shared_bytes(k_pad) <= kFusedSharedMax) {
     out = matvec_fused(dev, t, w, n, k, x, xd, k_pad);
   } else if (use_split_kernel(t, w, w_row)) {

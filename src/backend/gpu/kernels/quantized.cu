@@ -18,6 +18,12 @@
 //       lane reading a fixed slice of a block (lanes of a block read adjacent words,
 //       so a wave's load covers few cache lines), several slices' loads issued
 //       before their dot products.
+//   mmvqf_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}(n, k, k_pad, rows_per_wave, w,
+//       w_row_bytes, x, out): one row of x, its quantization fused in (each block
+//       quantizes x into shared memory); opt-in (WICK_QMV_KERNEL=fused): slower
+//       than quantize_q8_1s + mmvqs on the H200.
+//   dequantize_{q4_0|q8_0|q4_K|q6_K}_*: 16 elements of one block per thread
+//       (dequantize16), the other types 8 elements per thread.
 #include "quantized.cuh"
 #include "wave.cuh"
 
