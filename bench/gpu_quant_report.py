@@ -7,7 +7,8 @@ Prints a Markdown table (host: the host's time to issue one call, bench's host_u
 counter): each batch-1 mat-vec's weight bytes per second over the
 copy bandwidth (BM_GpuQuantCopy: bytes read + written per second; target >= 70%),
 and each batch-512 dequantize + GEMM rate over the bf16 GEMM rate of the same
-shape (BM_GpuQuantBf16Gemm of that shape; target >= 50%).
+shape (BM_GpuQuantBf16Gemm of that shape; target >= 50%). A JSON without the
+GEMM cases (a mat-vec-only run) gives the mat-vec rows alone.
 """
 import json
 import sys
@@ -23,10 +24,10 @@ def main():
 
     copy = find("BM_GpuQuantCopy")
     gemm = {b["name"].split("/")[1]: b["TFLOPs"] for b in find("BM_GpuQuantBf16Gemm")}
-    if not copy or not gemm:
-        sys.exit("missing BM_GpuQuantCopy or BM_GpuQuantBf16Gemm in " + sys.argv[1])
+    if not copy:
+        sys.exit("missing BM_GpuQuantCopy in " + sys.argv[1])
     copy_tbps = copy[0]["TBps"]
-    shapes = ", ".join(f"512x{s}: {r:.1f} TFLOP/s" for s, r in sorted(gemm.items()))
+    shapes = ", ".join(f"512x{s}: {r:.1f} TFLOP/s" for s, r in sorted(gemm.items())) or "not run"
     print(f"copy bandwidth {copy_tbps:.3f} TB/s; bf16 GEMM {shapes} {label}\n")
     print("| case | time (us) | host (us) | rate | ratio | target | met |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -226,7 +226,7 @@ TEST(GpuQmatmulKernels, EveryMatVecKernelGivesTheCpuResult) {
       Tensor x = Tensor::from_vector(normal_values(c.m * k, 62), Shape{c.m, k});
       const std::vector<float> want = qmatmul(x, w).to_vector<float>();
       Tensor xg = x.to_device(kGpu);
-      for (const char* kernel : {"default", "fused", "generic"}) {
+      for (const char* kernel : {"default", "split", "fused", "generic"}) {
         ::setenv("WICK_QMV_KERNEL", kernel, 1);
         const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
         EXPECT_LE(nmse(got, want), 5e-4)
@@ -256,13 +256,124 @@ TEST(GpuQmatmulKernels, HandBuiltQ4_0BlockGivesTheExactDot) {
     want += 0.5 * double(q - 8) * double(xv[size_t(j)]);
   }
   Tensor x = Tensor::from_vector(xv, Shape{1, 32}, kGpu);
-  for (const char* kernel : {"default", "fused", "generic"}) {
+  for (const char* kernel : {"default", "split", "fused", "generic"}) {
     ::setenv("WICK_QMV_KERNEL", kernel, 1);
     const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(double(got[0]), want) << kernel;
   }
   ::unsetenv("WICK_QMV_KERNEL");
+}
+
+// The batch-1 default for Q4_0, Q8_0, Q4_K and Q6_K rows of a multiple of 16 bytes
+// is mmvqt (x quantized in shared memory, rows streamed as 16-byte tiles): within
+// NMSE 5e-4 of the CPU for k = 4096 (one or two tiles per row; Q6_K rows of 3360
+// bytes) and k = 14336 (four or more tiles per row, the last one shorter for Q6_K),
+// n = 1, 7 (a partial block of rows), 67 and 1501 (odd; several rows per block), at
+// both tile sizes (WICK_QMV_TILE_U 4 and 8), for f32 and bf16 x.
+TEST(GpuQmatmulTiled, AlignedRowsGiveTheCpuResultAtBothTileSizes) {
+  REQUIRE_GPU();
+  for (size_t k : {size_t(4096), size_t(14336)}) {
+    for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+      ASSERT_EQ(ggml_row_size(t, k) % 16, 0u) << ggml_type_name(t) << " k=" << k;
+      for (size_t n : {size_t(1), size_t(7), size_t(67), size_t(1501)}) {
+        if (k == 14336 && n == 1501) continue;  // the k = 4096 case covers many rows per block
+        QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 71), Shape{n, k}), t);
+        QTensor wg = w.to_device(kGpu);
+        Tensor x = Tensor::from_vector(normal_values(k, 72), Shape{1, k});
+        const std::vector<float> want = qmatmul(x, w).to_vector<float>();
+        Tensor xg = x.to_device(kGpu);
+        Tensor xb = x.to_dtype(DType::BF16);
+        const std::vector<float> want_b = qmatmul(xb.to_dtype(DType::F32), w).to_vector<float>();
+        Tensor xbg = xb.to_device(kGpu);
+        for (const char* u : {"4", "8"}) {
+          ::setenv("WICK_QMV_TILE_U", u, 1);
+          const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
+          EXPECT_LE(nmse(got, want), 5e-4) << ggml_type_name(t) << " k=" << k << " n=" << n << " U=" << u;
+          Tensor gb = qmatmul(xbg, wg, QMatmulPath::MatVec);
+          ASSERT_EQ(gb.dtype(), DType::BF16);
+          EXPECT_LE(nmse(gb.to_dtype(DType::F32).to_vector<float>(), want_b), 5e-4)
+              << ggml_type_name(t) << " bf16 k=" << k << " n=" << n << " U=" << u;
+        }
+        ::unsetenv("WICK_QMV_TILE_U");
+      }
+    }
+  }
+}
+
+// x starting 4 bytes past a 16-byte boundary (a narrowed row) takes the kernel's
+// scalar activation loads: same NMSE bound.
+TEST(GpuQmatmulTiled, UnalignedActivationRowGivesTheCpuResult) {
+  REQUIRE_GPU();
+  const size_t n = 45, k = 4096;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q6_K}) {
+    QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 81), Shape{n, k}), t);
+    Tensor big = Tensor::from_vector(normal_values(k + 1, 82), Shape{1, k + 1});
+    Tensor x = big.narrow(1, 1, k);
+    const std::vector<float> want = qmatmul(x.contiguous(), w).to_vector<float>();
+    Tensor xg = big.to_device(kGpu).narrow(1, 1, k);
+    const std::vector<float> got = qmatmul(xg, w.to_device(kGpu), QMatmulPath::MatVec).to_vector<float>();
+    EXPECT_LE(nmse(got, want), 5e-4) << ggml_type_name(t);
+  }
+}
+
+// Eight hand-built Q4_0 blocks (144 bytes: a 16-byte aligned row, so the default
+// batch-1 kernel is mmvqt), block b with d = 0.5 and quant j = (j + b) % 16 for j <
+// 16, 15 - (j + b) % 16 above, against x whose every 32-group has largest magnitude
+// 127 (Q8_1 d = 1, x exact) and an exact f16 sum: the dot is exact, computed here in
+// float64. Every kernel family must give it.
+TEST(GpuQmatmulTiled, HandBuiltQ4_0RowGivesTheExactDot) {
+  REQUIRE_GPU();
+  const int blocks = 8, k = 32 * blocks;
+  std::vector<uint8_t> row(18 * blocks);
+  std::vector<float> xv(k);
+  double want = 0;
+  for (int b = 0; b < blocks; ++b) {
+    uint8_t* blk = row.data() + 18 * b;
+    blk[0] = 0x00;
+    blk[1] = 0x38;  // f16 0.5
+    for (int j = 0; j < 16; ++j) blk[2 + j] = uint8_t(((j + b) % 16) | ((15 - (j + b) % 16) << 4));
+    for (int j = 0; j < 32; ++j) {
+      const float v = (j + b) % 3 == 0 ? 127.f : float(-100 + 7 * b);
+      xv[size_t(32 * b + j)] = v;
+      const int q = j < 16 ? (j + b) % 16 : 15 - (j - 16 + b) % 16;
+      want += 0.5 * double(q - 8) * double(v);
+    }
+  }
+  QTensor w = QTensor::from_bytes(GgmlType::Q4_0, Shape{1, size_t(k)}, row.data(), row.size(), kGpu);
+  Tensor x = Tensor::from_vector(xv, Shape{1, size_t(k)}, kGpu);
+  for (const char* kernel : {"default", "split", "fused", "generic"}) {
+    ::setenv("WICK_QMV_KERNEL", kernel, 1);
+    const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(double(got[0]), want) << kernel;
+  }
+  ::unsetenv("WICK_QMV_KERNEL");
+}
+
+// Where mmvqt does not apply the default is mmvqs, bit for bit: Q6_K rows of k =
+// 768 (630 bytes, not a multiple of 16), a Q8_0 row of k = 32768 (its activation
+// and tiles need more than 48 KB of shared memory), and batch 2..8 (mmvqt is batch 1).
+TEST(GpuQmatmulTiled, WhereItDoesNotApplyTheDefaultIsMmvqs) {
+  REQUIRE_GPU();
+  struct Case {
+    GgmlType t;
+    size_t n, k, m;
+  };
+  for (Case c : {Case{GgmlType::Q6_K, 19, 768, 1}, Case{GgmlType::Q8_0, 5, 32768, 1},
+                 Case{GgmlType::Q4_0, 33, 4096, 2}, Case{GgmlType::Q4_K, 33, 4096, 8}}) {
+    QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(c.n * c.k, 91), Shape{c.n, c.k}), c.t);
+    Tensor x = Tensor::from_vector(normal_values(c.m * c.k, 92), Shape{c.m, c.k});
+    const std::vector<float> want = qmatmul(x, w).to_vector<float>();
+    QTensor wg = w.to_device(kGpu);
+    Tensor xg = x.to_device(kGpu);
+    const std::vector<float> def = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
+    ::setenv("WICK_QMV_KERNEL", "split", 1);
+    const std::vector<float> split = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
+    ::unsetenv("WICK_QMV_KERNEL");
+    EXPECT_EQ(def, split) << ggml_type_name(c.t) << " k=" << c.k << " m=" << c.m;
+    EXPECT_LE(nmse(def, want), 5e-4) << ggml_type_name(c.t) << " k=" << c.k << " m=" << c.m;
+  }
 }
 
 TEST(GpuQmatmulDtypes, Bf16F16AndF64ActivationsKeepTheirDtype) {

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <string_view>
 
@@ -114,13 +115,17 @@ const std::string& quantize_split_name(int perm, DType xd) {
 }
 
 // The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "fused"
-// (mmvqf for one activation row), else the default (mmvqs).
-enum class QmvKernel { Generic, Fused, Default };
+// (mmvqf for one activation row), "split" (mmvqs for every batch), else the
+// default (mmvqt for one activation row where it applies, mmvqs otherwise).
+enum class QmvKernel { Generic, Fused, Split, Default };
 QmvKernel requested_kernel() {
   const char* env = std::getenv("WICK_QMV_KERNEL");
   if (!env) return QmvKernel::Default;
   const std::string_view v(env);
-  return v == "generic" ? QmvKernel::Generic : v == "fused" ? QmvKernel::Fused : QmvKernel::Default;
+  return v == "generic" ? QmvKernel::Generic
+         : v == "fused" ? QmvKernel::Fused
+         : v == "split" ? QmvKernel::Split
+                        : QmvKernel::Default;
 }
 
 bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
@@ -168,6 +173,81 @@ std::shared_ptr<GpuStorage> matvec_fused(GpuDevice& dev, GgmlType t, const uint8
   return out;
 }
 
+// mmvqt (batch 1, weight rows 16-byte aligned): launch geometry. Tiles of
+// tile_blocks whole blocks (a multiple of 16 bytes, at most U 16-byte words per lane
+// of a wave), as even as the row allows; blocks of 256 threads own rows_per_block
+// consecutive rows, as few as spread the rows over `bps` blocks per multiprocessor
+// (as many as stay resident: 4 at U = 4, 3 at U = 8). Shared memory: the split
+// activation row (k_pad + k_pad / 8 bytes), one tile per wave, one float per (row,
+// tile) step; where U = 8 needs more than a block gets without opting in, U = 4.
+// WICK_QMV_TILE_U (4 or 8) and WICK_QMV_TILED_BPS (1..16) override U = 4 and bps,
+// for tuning.
+struct TiledPlan {
+  int u = 4;
+  size_t tile_blocks = 0, tiles = 0, rows_per_block = 0, blocks = 0, shmem = 0;
+};
+constexpr size_t kTiledSharedMax = 48 * 1024;  // what a block gets without opting in
+constexpr size_t kTiledPartialsMax = 2048;     // (row, tile) slots per block
+
+bool plan_tiled_u(const GpuDevice& dev, GgmlType t, size_t n, size_t k, size_t k_pad, int u, TiledPlan& p) {
+  size_t bps = u == 8 ? 3 : 4;
+  if (const char* env = std::getenv("WICK_QMV_TILED_BPS"))
+    bps = std::clamp<size_t>(std::strtoul(env, nullptr, 10), 1, 16);
+  const size_t qk = ggml_block_size(t), bytes = ggml_type_size(t);
+  const size_t align = 16 / std::gcd(bytes, size_t(16));  // blocks per 16-byte multiple
+  const size_t tile_max = size_t(u) * wave_size(dev) * 16;
+  const size_t max_tb = tile_max / bytes / align * align;
+  const size_t bpr = k / qk;
+  if (max_tb == 0 || bpr == 0) return false;
+  p.u = u;
+  const size_t tiles0 = (bpr + max_tb - 1) / max_tb;
+  p.tile_blocks = ((bpr + tiles0 - 1) / tiles0 + align - 1) / align * align;
+  p.tiles = (bpr + p.tile_blocks - 1) / p.tile_blocks;
+  const size_t cap = size_t(std::max(dev.info().multiprocessors, 1)) * bps;
+  p.rows_per_block = (n + cap - 1) / cap;
+  if (p.rows_per_block * p.tiles > kTiledPartialsMax)
+    p.rows_per_block = std::max<size_t>(1, kTiledPartialsMax / p.tiles);
+  p.blocks = (n + p.rows_per_block - 1) / p.rows_per_block;
+  p.shmem =
+      k_pad + k_pad / 8 + size_t(kQuantBlock) * size_t(u) * 16 + p.rows_per_block * p.tiles * sizeof(float);
+  return p.rows_per_block * p.tiles <= kTiledPartialsMax && p.shmem <= kTiledSharedMax;
+}
+
+bool plan_tiled(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
+                TiledPlan& p) {
+  if (split_perm(t) < 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 ||
+      n > size_t(INT32_MAX))
+    return false;
+  int u = 4;
+  if (const char* env = std::getenv("WICK_QMV_TILE_U")) u = std::strtoul(env, nullptr, 10) == 8 ? 8 : 4;
+  return plan_tiled_u(dev, t, n, k, k_pad, u, p) || (u == 8 && plan_tiled_u(dev, t, n, k, k_pad, 4, p));
+}
+
+std::shared_ptr<GpuStorage> matvec_tiled(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
+                                         const void* x, DType xd, size_t k_pad, const TiledPlan& p) {
+  static const auto names = [] {
+    std::array<std::array<std::array<std::string, 2>, 3>, 32> nm;
+    const DType dts[] = {DType::F32, DType::F16, DType::BF16};
+    for (GgmlType g : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K})
+      for (size_t d = 0; d < 3; ++d)
+        for (size_t u = 0; u < 2; ++u)
+          nm[size_t(g)][d][u] =
+              fmt::format("mmvqt_{}_{}_u{}", ggml_type_name(g), dtype_name(dts[d]), u ? 8 : 4);
+    return nm;
+  }();
+  auto out = gpu_alloc(dev, n, DType::F32);
+  int ni = int(n), ki = int(k), kpi = int(k_pad), rpb = int(p.rows_per_block), tb = int(p.tile_blocks),
+      tiles = int(p.tiles);
+  size_t w_row = ggml_row_size(t, k);
+  float* o = static_cast<float*>(out->raw());
+  void* args[] = {
+      &ni, &ki, &kpi, &rpb, &tb, &tiles, const_cast<uint8_t**>(&w), &w_row, const_cast<void**>(&x), &o};
+  const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
+  dev.launch(names[size_t(t)][d][p.u == 8 ? 1 : 0], Module::Quantized, dim3(unsigned(p.blocks)),
+             dim3(kQuantBlock), args, p.shmem);
+  return out;
+}
+
 // mmvqs: x -> split Q8_1 (qs (m, k_pad) then ds (m, k_pad / 32) words), one wave per row.
 std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
                                          const void* x, DType xd, size_t m, size_t k_pad) {
@@ -206,9 +286,12 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   size_t k_pad = (k + kRowPadding - 1) / kRowPadding * kRowPadding;
   size_t w_row = ggml_row_size(t, k);
   std::shared_ptr<GpuStorage> out;
+  TiledPlan plan;
   if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Fused &&
       fused_shared_bytes(k_pad) <= kFusedSharedMax) {
     out = matvec_fused(dev, t, w, n, k, x, xd, k_pad);
+  } else if (m == 1 && requested_kernel() == QmvKernel::Default && plan_tiled(dev, t, w, n, k, k_pad, plan)) {
+    out = matvec_tiled(dev, t, w, n, k, x, xd, k_pad, plan);
   } else if (use_split_kernel(t, w, w_row)) {
     out = matvec_split(dev, t, w, n, k, x, xd, m, k_pad);
   } else {

@@ -251,13 +251,18 @@ __device__ __forceinline__ float hf(uint32_t h) {
 #endif
 }
 
-// A read-only load (the non-coherent path on NVIDIA).
-template <class T>
+// A read-only load (the non-coherent path on NVIDIA); G = false: a plain load (the
+// pointer may be to shared memory).
+template <class T, bool G = true>
 __device__ __forceinline__ T ldg(const T* p) {
 #if defined(WICK_VENDOR_HIP)
   return *p;
 #else
-  return __ldg(p);
+  if constexpr (G) {
+    return __ldg(p);
+  } else {
+    return *p;
+  }
 #endif
 }
 
@@ -265,19 +270,20 @@ __device__ __forceinline__ T ldg(const T* p) {
 // 4-byte aligned: aligned 32-bit loads only (one more when the address is not
 // itself 4-byte aligned), so nothing outside the 4-byte words holding the N words
 // is touched.
-template <int N>
+template <int N, bool G = true>
 __device__ __forceinline__ void ldw(const uint8_t* p, uint32_t (&o)[N]) {
   const bool odd = (reinterpret_cast<uintptr_t>(p) & 2u) != 0;
   const uint32_t* a = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(3));
   uint32_t r[N + 1];
 #pragma unroll
-  for (int i = 0; i < N; ++i) r[i] = ldg(a + i);
-  r[N] = odd ? ldg(a + N) : 0u;
+  for (int i = 0; i < N; ++i) r[i] = ldg<uint32_t, G>(a + i);
+  r[N] = odd ? ldg<uint32_t, G>(a + N) : 0u;
 #pragma unroll
   for (int i = 0; i < N; ++i) o[i] = odd ? (r[i] >> 16) | (r[i + 1] << 16) : r[i];
 }
+template <bool G = true>
 __device__ __forceinline__ uint32_t ldh(const uint8_t* p) {
-  return ldg(reinterpret_cast<const uint16_t*>(p));
+  return ldg<uint16_t, G>(reinterpret_cast<const uint16_t*>(p));
 }
 // Activation words: plain loads (the pointer may be to shared memory).
 __device__ __forceinline__ int4 ld_act(const int8_t* p) { return *reinterpret_cast<const int4*>(p); }
@@ -289,10 +295,11 @@ template <>
 struct Slice<kQ4_0> {  // 2 lanes per block, 16 columns each
   static constexpr int kPerBlock = 2, kCols = 16, kPerm = 1, kFusedU = 4;
   uint32_t q[2], d;
+  template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
     const uint8_t* blk = row + size_t(p / 2) * sizeof(BlockQ4_0);
-    ldw<2>(blk + 2 + 8 * (p % 2), q);
-    d = ldh(blk);
+    ldw<2, G>(blk + 2 + 8 * (p % 2), q);
+    d = ldh<G>(blk);
   }
   // Sum over the slice of w * a (a: the activation row's split qs and ds).
   __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
@@ -311,10 +318,11 @@ template <>
 struct Slice<kQ8_0> {  // 2 lanes per block, 16 columns each
   static constexpr int kPerBlock = 2, kCols = 16, kPerm = 0, kFusedU = 4;
   uint32_t q[4], d;
+  template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
     const uint8_t* blk = row + size_t(p / 2) * sizeof(BlockQ8_0);
-    ldw<4>(blk + 2 + 16 * (p % 2), q);
-    d = ldh(blk);
+    ldw<4, G>(blk + 2 + 16 * (p % 2), q);
+    d = ldh<G>(blk);
   }
   __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
     const int4 a = ld_act(qs + 16 * size_t(p));
@@ -329,10 +337,11 @@ template <>
 struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte aligned
   static constexpr int kPerBlock = 8, kCols = 32, kPerm = 2, kFusedU = 2;
   uint4 h, q;  // the block's header (d, dmin, 12 scale bytes) and qs bytes 16j..16j+15
+  template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
     const uint4* blk = reinterpret_cast<const uint4*>(row + size_t(p / 8) * sizeof(BlockQ4_K));
-    h = ldg(blk);
-    q = ldg(blk + 1 + p % 8);
+    h = ldg<uint4, G>(blk);
+    q = ldg<uint4, G>(blk + 1 + p % 8);
   }
   __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
     const int j = p % 8, g = j / 2;
@@ -369,14 +378,15 @@ template <>
 struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
   static constexpr int kPerBlock = 8, kCols = 32, kPerm = 3, kFusedU = 2;
   uint32_t a[2], b[2], hb[2], s[2], d;  // ql words (kk = 0/2, 1/3), qh words, scale bytes, d
+  template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
     const uint8_t* blk = row + size_t(p / 8) * sizeof(BlockQ6_K);
     const int j = p % 8, h = j / 4, l = 8 * (j % 4);
-    ldw<2>(blk + 64 * h + l, a);
-    ldw<2>(blk + 64 * h + 32 + l, b);
-    ldw<2>(blk + 128 + 32 * h + l, hb);
-    ldw<2>(blk + 192 + 8 * h, s);
-    d = ldh(blk + 208);
+    ldw<2, G>(blk + 64 * h + l, a);
+    ldw<2, G>(blk + 64 * h + 32 + l, b);
+    ldw<2, G>(blk + 128 + 32 * h + l, hb);
+    ldw<2, G>(blk + 192 + 8 * h, s);
+    d = ldh<G>(blk + 208);
   }
   // Six-bit quants (ql nibble | qh bits << 4) minus 32, as signed bytes.
   __device__ __forceinline__ static int q6(uint32_t ql, int lsh, uint32_t qh, int hsh) {
@@ -500,6 +510,171 @@ __device__ void mmvqf(int n, int k, int k_pad, int rows_per_wave, const uint8_t*
     }
   }
 }
+// ---- mmvqt: batch 1, weight rows streamed as plain 16-byte tiles ------------------------------
+// The wave's lanes see each other's shared-memory stores after it.
+__device__ __forceinline__ void wave_sync() {
+#if defined(WICK_VENDOR_HIP)
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#else
+  __syncwarp();
+#endif
+}
+
+// One row x (k elements, k a multiple of 32; zeros up to k_pad) quantized into
+// shared memory in the split layout of quantize_q8_1s with permutation P (sq: k_pad
+// bytes, sd: k_pad / 32 words), one thread per 32-column group: the reference's
+// values (amax of the group, d = amax / 127, q = round(v / d), the sum of q) without
+// its shuffles. Every permutation keeps runs of 8 columns (8-aligned) together, so a
+// group is stored as four 8-byte words.
+// Elements c..c+3 of x as floats; vec: x is 16-byte aligned (c a multiple of 4).
+template <class T>
+__device__ __forceinline__ void load4(const T* __restrict__ x, int c, bool vec, float (&f)[4]) {
+  if (vec) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 t = *reinterpret_cast<const float4*>(x + c);
+      f[0] = t.x, f[1] = t.y, f[2] = t.z, f[3] = t.w;
+    } else {
+      const uint2 t = *reinterpret_cast<const uint2*>(x + c);
+      T h[4];
+      __builtin_memcpy(h, &t, sizeof(t));
+#pragma unroll
+      for (int i = 0; i < 4; ++i) f[i] = load_f(h + i);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) f[i] = load_f(x + c + i);
+  }
+}
+
+// One row x (k elements, k a multiple of 32; zeros up to k_pad) quantized into
+// shared memory in the split layout of quantize_q8_1s with permutation P (sq: k_pad
+// bytes, sd: k_pad / 32 words), one thread per 32-column group: the reference's
+// values (amax of the group, d = amax / 127, q = round(v / d), the sum of q) without
+// its shuffles. The group is read twice (amax, then the quants; the second from
+// L1) so few registers stay live. Every permutation keeps runs of 8 columns
+// (8-aligned) together, so a group is stored as four 8-byte words.
+template <int P, class T>
+__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, uint32_t* sd) {
+  const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
+  for (int g = int(threadIdx.x); g < k_pad / 32; g += int(blockDim.x)) {
+    const int c0 = 32 * g;
+    float amax = 0.f;
+    if (c0 < k) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        float f[4];
+        load4(x, c0 + 4 * j, vec, f);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) amax = fmaxf(amax, fabsf(f[i]));
+      }
+    }
+    const float d = amax / 127.f;
+    const float id = d != 0.f ? 1.f / d : 0.f;
+    int sum = 0;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      uint32_t word[2] = {0u, 0u};
+      if (c0 < k) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          float f[4];
+          load4(x, c0 + 8 * r + 4 * j, vec, f);
+#pragma unroll
+          for (int b = 0; b < 4; ++b) {
+            const int q = int(roundf(f[b] * id));
+            sum += q;
+            word[j] |= uint32_t(q & 0xFF) << (8 * b);
+          }
+        }
+      }
+      *reinterpret_cast<uint2*>(sq + perm_pos<P>(size_t(c0 + 8 * r))) = make_uint2(word[0], word[1]);
+    }
+    sd[g] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
+  }
+}
+
+// out (n) f32 = one row of x times n weight rows whose bytes start 16-byte aligned
+// (w and w_row_bytes multiples of 16). A block quantizes x into shared memory
+// (quantize_row_shared), then owns rows_per_block consecutive rows, each cut into
+// `tiles` tiles of tile_blocks whole blocks (a multiple of 16 bytes, at most U
+// 16-byte words per lane); its waves take the (row, tile) steps in turn. A step
+// issues the wave's NEXT tile as plain coalesced 16-byte loads into registers
+// (all of them before any arithmetic), computes this tile's slices (the Slice
+// readers of mmvqs) from the wave's shared-memory copy of it, then stores the
+// registers over that copy. Each step's wave sum goes to its own shared slot and
+// the block adds a row's slots in order (deterministic).
+template <int Q, int U, class T>
+__device__ void mmvqt(int n, int k, int k_pad, int rows_per_block, int tile_blocks, int tiles,
+                      const uint8_t* __restrict__ w, size_t w_row_bytes, const T* __restrict__ x,
+                      float* __restrict__ out) {
+  using S = Slice<Q>;
+  constexpr int kBlockBytes = int(sizeof(typename Traits<Q>::Block));
+  extern __shared__ uint4 smem_t[];
+  const int wave = warpSize, lane = int(threadIdx.x) % wave, wave_id = int(threadIdx.x) / wave;
+  const int nwaves = int(blockDim.x) / wave;
+  int8_t* sq = reinterpret_cast<int8_t*>(smem_t);
+  uint32_t* sd = reinterpret_cast<uint32_t*>(sq + k_pad);  // k_pad: a multiple of 512
+  uint4* tiles_base = reinterpret_cast<uint4*>(sq + k_pad + k_pad / 8);
+  uint4* tile = tiles_base + size_t(wave_id) * U * size_t(wave);
+  float* partial = reinterpret_cast<float*>(tiles_base + size_t(nwaves) * U * size_t(wave));
+  const int row0 = int(blockIdx.x) * rows_per_block;
+  const int rows = max(0, min(rows_per_block, n - row0));
+  const int steps = rows * tiles, bpr = k / Traits<Q>::kQK;
+  uint4 reg[U];
+  // Words of step st's tile, and its first word in global memory.
+  auto words_of = [&](int st, const uint4*& src) {
+    const int b0 = (st % tiles) * tile_blocks;
+    src = reinterpret_cast<const uint4*>(w + size_t(row0 + st / tiles) * w_row_bytes +
+                                         size_t(b0) * kBlockBytes);
+    return min(tile_blocks, bpr - b0) * kBlockBytes / 16;
+  };
+  auto load_step = [&](int st) {
+    if (st >= steps) return;
+    const uint4* src;
+    const int nw = words_of(st, src);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (lane + u * wave < nw) reg[u] = ldg(src + lane + u * wave);
+  };
+  auto store_step = [&](int st) {
+    if (st >= steps) return;
+    const uint4* src;
+    const int nw = words_of(st, src);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (lane + u * wave < nw) tile[lane + u * wave] = reg[u];
+  };
+  int s = wave_id;
+  load_step(s);  // in flight while x is quantized
+  quantize_row_shared<S::kPerm>(k, k_pad, x, sq, sd);
+  store_step(s);
+  __syncthreads();  // the activation and every wave's first tile visible
+  const uint8_t* tb = reinterpret_cast<const uint8_t*>(tile);
+  for (; s < steps; s += nwaves) {  // the same trip count for every lane of a wave
+    load_step(s + nwaves);
+    const int b0 = (s % tiles) * tile_blocks;
+    const int nsl = min(tile_blocks, bpr - b0) * S::kPerBlock, p0 = b0 * S::kPerBlock;
+    float acc = 0.f;
+    for (int p = lane; p < nsl; p += wave) {
+      S sl;
+      sl.template load<false>(tb, p);
+      acc += sl.dot(p0 + p, sq, sd);
+    }
+    acc = group_allreduce(acc, wave, [](float a, float b) { return a + b; });
+    if (lane == 0) partial[s] = acc;
+    wave_sync();  // every lane done with the tile
+    store_step(s + nwaves);
+    wave_sync();  // the next tile visible to every lane
+  }
+  __syncthreads();
+  for (int r = int(threadIdx.x); r < rows; r += int(blockDim.x)) {
+    float v = 0.f;
+    for (int t = 0; t < tiles; ++t) v += partial[r * tiles + t];
+    out[row0 + r] = v;
+  }
+}
 }  // namespace wk::q
 
 #define DEQ_KERNEL(Q, QS, T, TS)                                             \
@@ -612,3 +787,23 @@ MMVQF_KERNELS(wk::q::kQ4_0, q4_0)
 MMVQF_KERNELS(wk::q::kQ8_0, q8_0)
 MMVQF_KERNELS(wk::q::kQ4_K, q4_K)
 MMVQF_KERNELS(wk::q::kQ6_K, q6_K)
+
+// 256 threads; U = 4: at least 4 blocks per multiprocessor (64 registers on NVIDIA),
+// U = 8: at least 3 (85 registers).
+#define MMVQT_KERNEL(Q, QS, T, TS, U, MINB)                                                             \
+  extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
+      mmvqt_##QS##_##TS##_u##U(int n, int k, int k_pad, int rows_per_block, int tile_blocks, int tiles, \
+                               const uint8_t* w, size_t w_row_bytes, const T* x, float* out) {          \
+    wk::q::mmvqt<Q, U>(n, k, k_pad, rows_per_block, tile_blocks, tiles, w, w_row_bytes, x, out);        \
+  }
+#define MMVQT_KERNELS(Q, QS)                 \
+  MMVQT_KERNEL(Q, QS, float, f32, 4, 4)      \
+  MMVQT_KERNEL(Q, QS, wk::f16s, f16, 4, 4)   \
+  MMVQT_KERNEL(Q, QS, wk::bf16s, bf16, 4, 4) \
+  MMVQT_KERNEL(Q, QS, float, f32, 8, 3)      \
+  MMVQT_KERNEL(Q, QS, wk::f16s, f16, 8, 3)   \
+  MMVQT_KERNEL(Q, QS, wk::bf16s, bf16, 8, 3)
+MMVQT_KERNELS(wk::q::kQ4_0, q4_0)
+MMVQT_KERNELS(wk::q::kQ8_0, q8_0)
+MMVQT_KERNELS(wk::q::kQ4_K, q4_K)
+MMVQT_KERNELS(wk::q::kQ6_K, q6_K)
