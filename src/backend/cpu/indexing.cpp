@@ -11,6 +11,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "backend/common/operand_views.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
 #include "backend/dispatch.h"
@@ -54,16 +55,6 @@ const void* contiguous_data(const CpuStorage& s, const Layout& l, std::shared_pt
   keep = cpu_alloc(l.elem_count(), s.dtype());
   s.copy_strided_src(*keep, 0, l);
   return keep->raw();
-}
-
-struct Blocks {
-  size_t left = 1, right = 1;
-};
-Blocks blocks_of(const std::vector<size_t>& dims, size_t dim) {
-  Blocks b;
-  for (size_t k = 0; k < dim; ++k) b.left *= dims[k];
-  for (size_t k = dim + 1; k < dims.size(); ++k) b.right *= dims[k];
-  return b;
 }
 
 // Runs f(left index, r0, r1) for every (left index, block [r0, r1) of right positions) in parallel, for

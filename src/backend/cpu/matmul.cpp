@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/common/operand_views.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
 #include "backend/cpu/strided.h"
@@ -70,25 +71,6 @@ void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double
 }  // namespace cpu
 
 namespace {
-
-// How row-major BLAS reads a rows x cols matrix with strides (s_row, s_col):
-// as is (element (i,j) at i*ld + j) or as the row-major storage of its transpose
-// (element (i,j) at j*ld + i). BLAS requires ld >= max(1, row length).
-struct BlasView {
-  bool ok = false;
-  bool trans = false;
-  size_t ld = 0;
-};
-
-BlasView blas_view(size_t rows, size_t cols, size_t s_row, size_t s_col) {
-  size_t min_ld = std::max<size_t>(cols, 1);
-  if ((s_col == 1 || cols <= 1) && (rows <= 1 || s_row >= min_ld))
-    return {true, false, rows <= 1 ? min_ld : s_row};
-  size_t min_ld_t = std::max<size_t>(rows, 1);
-  if ((s_row == 1 || rows <= 1) && (cols <= 1 || s_col >= min_ld_t))
-    return {true, true, cols <= 1 ? min_ld_t : s_col};
-  return {};
-}
 
 // One GEMM operand: the batch matrices of a layout (batch dims..., rows, cols) as
 // pointers BLAS can read, in compute type C. Packs (and converts) when needed.

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "backend/common/operand_views.h"
 #include "backend/gpu/gpu_ops.h"
 #include "backend/gpu/index_error.h"
 
@@ -25,16 +26,6 @@ namespace {
 
 constexpr std::array<std::string_view, kNumIndexOps> kIndexOpNames = {"index_select", "gather", "scatter",
                                                                       "scatter_add", "index_add"};
-
-struct Blocks {
-  size_t left = 1, right = 1;
-};
-Blocks blocks_of(const std::vector<size_t>& dims, size_t dim) {
-  Blocks b;
-  for (size_t k = 0; k < dim; ++k) b.left *= dims[k];
-  for (size_t k = dim + 1; k < dims.size(); ++k) b.right *= dims[k];
-  return b;
-}
 
 std::string ikname(std::string_view op, DType ids, DType dt) {
   return fmt::format("{}_{}_{}", op, dtype_name(ids), dtype_name(dt));

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backend/common/operand_views.h"
 #include "backend/dispatch.h"
 #include "backend/gpu/gpu_ops.h"
 
@@ -96,7 +97,7 @@ namespace {
 // f16/bf16 GEMMs go through BLASLt with WICK_GEMM=lt. Not the default: on the H200
 // (bench/results/2026-11-21-h200-sort-gemm-conv) it ran 8192^3 bf16 at the classic
 // call's rate (both with the 32 MiB workspace) and costs a heuristic query per call.
-bool use_blas_lt(DType dt) {
+[[maybe_unused]] bool use_blas_lt(DType dt) {
 #if defined(WICK_GPU_BLASLT)
   return (dt == DType::F16 || dt == DType::BF16) && env_is("WICK_GEMM", "lt");
 #else
@@ -271,22 +272,6 @@ void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size
 }
 
 namespace {
-
-// How a rows x cols matrix with strides (s_row, s_col) reads as a row-major GEMM
-// operand: as is (ld = s_row) or as the transpose of a row-major matrix (ld = s_col).
-struct BlasView {
-  bool ok = false, trans = false;
-  size_t ld = 0;
-};
-BlasView blas_view(size_t rows, size_t cols, size_t s_row, size_t s_col) {
-  size_t min_ld = std::max<size_t>(cols, 1);
-  if ((s_col == 1 || cols <= 1) && (rows <= 1 || s_row >= min_ld))
-    return {true, false, rows <= 1 ? min_ld : s_row};
-  size_t min_ld_t = std::max<size_t>(rows, 1);
-  if ((s_row == 1 || rows <= 1) && (cols <= 1 || s_col >= min_ld_t))
-    return {true, true, cols <= 1 ? min_ld_t : s_col};
-  return {};
-}
 
 // One operand of a batched GEMM: pointer, transpose flag, leading dim, batch stride.
 struct Operand {
