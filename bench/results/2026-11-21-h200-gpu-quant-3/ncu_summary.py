@@ -17,7 +17,7 @@ def to_us(v, unit):
 
 def to_tbps(v, unit):
     scale = {"byte/second": 1e-12, "Kbyte/second": 1e-9, "Mbyte/second": 1e-6, "Gbyte/second": 1e-3,
-             "Tbyte/second": 1.0, "B/s": 1e-12, "KB/s": 1e-9, "MB/s": 1e-6, "GB/s": 1e-3, "TB/s": 1.0}
+             "Tbyte/second": 1.0, "byte/s": 1e-12, "B/s": 1e-12, "KB/s": 1e-9, "MB/s": 1e-6, "GB/s": 1e-3, "TB/s": 1.0}
     return v * scale.get(unit, float("nan"))
 
 

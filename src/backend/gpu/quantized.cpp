@@ -9,8 +9,12 @@
 //                x, the mmvqf kernels instead (the row quantized in each block's
 //                shared memory, waves pipelining several rows' loads: half the host
 //                time per call, but slower kernels on the H200, see
-//                bench/results/2026-11-21-h200-gpu-quant-2); WICK_QMV_KERNEL=generic
-//                takes the generic kernels. Every other type, or a weight not 4-byte
+//                bench/results/2026-11-21-h200-gpu-quant-2); WICK_QMV_KERNEL=tiled
+//                takes, for one row of x whose weight rows start 16-byte aligned, the
+//                mmvqt kernels (x quantized in each block's shared memory, rows
+//                streamed as plain 16-byte tiles: one launch, but slower kernels on the
+//                H200, see bench/results/2026-11-21-h200-gpu-quant-3);
+//                WICK_QMV_KERNEL=generic takes the generic kernels. Every other type, or a weight not 4-byte
 //                aligned (16 for Q4_K), takes the generic mmvq kernels
 //                (row_threads() per row);
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
@@ -115,16 +119,16 @@ const std::string& quantize_split_name(int perm, DType xd) {
 }
 
 // The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "fused"
-// (mmvqf for one activation row), "split" (mmvqs for every batch), else the
-// default (mmvqt for one activation row where it applies, mmvqs otherwise).
-enum class QmvKernel { Generic, Fused, Split, Default };
+// (mmvqf for one activation row), "tiled" (mmvqt for one activation row where it
+// applies), else the default (mmvqs; "split" names it too).
+enum class QmvKernel { Generic, Fused, Tiled, Default };
 QmvKernel requested_kernel() {
   const char* env = std::getenv("WICK_QMV_KERNEL");
   if (!env) return QmvKernel::Default;
   const std::string_view v(env);
   return v == "generic" ? QmvKernel::Generic
          : v == "fused" ? QmvKernel::Fused
-         : v == "split" ? QmvKernel::Split
+         : v == "tiled" ? QmvKernel::Tiled
                         : QmvKernel::Default;
 }
 
@@ -290,7 +294,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Fused &&
       fused_shared_bytes(k_pad) <= kFusedSharedMax) {
     out = matvec_fused(dev, t, w, n, k, x, xd, k_pad);
-  } else if (m == 1 && requested_kernel() == QmvKernel::Default && plan_tiled(dev, t, w, n, k, k_pad, plan)) {
+  } else if (m == 1 && requested_kernel() == QmvKernel::Tiled && plan_tiled(dev, t, w, n, k, k_pad, plan)) {
     out = matvec_tiled(dev, t, w, n, k, x, xd, k_pad, plan);
   } else if (use_split_kernel(t, w, w_row)) {
     out = matvec_split(dev, t, w, n, k, x, xd, m, k_pad);

@@ -22,6 +22,13 @@
 //       w_row_bytes, x, out): one row of x, its quantization fused in (each block
 //       quantizes x into shared memory); opt-in (WICK_QMV_KERNEL=fused): slower
 //       than quantize_q8_1s + mmvqs on the H200.
+//   mmvqt_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}_u{4|8}(n, k, k_pad, rows_per_block,
+//       tile_blocks, tiles, w, w_row_bytes, x, out): one row of x, weight rows
+//       16-byte aligned; x quantized by each block into shared memory (one thread per
+//       32 columns), rows streamed as plain 16-byte tiles (U words per lane) through
+//       each wave's shared-memory buffer, the next tile's loads issued before this
+//       tile's dot products; opt-in (WICK_QMV_KERNEL=tiled): slower than
+//       quantize_q8_1s + mmvqs on the H200 (bench/results/2026-11-21-h200-gpu-quant-3).
 //   dequantize_{q4_0|q8_0|q4_K|q6_K}_*: 16 elements of one block per thread
 //       (dequantize16), the other types 8 elements per thread.
 #include "quantized.cuh"
