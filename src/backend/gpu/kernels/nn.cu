@@ -178,28 +178,24 @@ __device__ void softmax_rows(size_t rows, size_t n, const T* x, T* y, bool log) 
         // stays within 64 registers without spilling for them.
         C mt = ninf;
         if constexpr (std::is_same<T, float>::value) {
-          // Four independent chains (the fold is latency-bound at two blocks per SM).
           bool nan = false;
-          C m4[4] = {ninf, ninf, ninf, ninf};
 #pragma unroll
           for (int k = 0; k < kCache; ++k) {
             nan |= rc.v[k] != rc.v[k];
-            m4[k % 4] = fmax_c(m4[k % 4], rc.v[k]);
+            mt = fmax_c(mt, rc.v[k]);
           }
-          mt = fmax_c(fmax_c(m4[0], m4[1]), fmax_c(m4[2], m4[3]));
           if (nan) mt = C(NAN);
         } else {
           mt = rc.fold(ninf, MaxNan<C>{});
         }
         const C base = mt == ninf ? C(0) : mt;
-        C s4[4] = {C(0), C(0), C(0), C(0)};
+        C st = C(0);
 #pragma unroll
         for (int k = 0; k < kCache; ++k) {
           const C e = exp_c(rc.v[k] - base);
-          s4[k % 4] += e;
+          st += e;
           if (!log) rc.v[k] = e;
         }
-        const C st = (s4[0] + s4[1]) + (s4[2] + s4[3]);
         const MaxSum<C> ms = block_allreduce(MaxSum<C>{mt, st}, MaxSumOp<C>{});
         if (log) {
           const C lse = ms.m + log_c(ms.s);
