@@ -22,7 +22,13 @@ struct MapLaunch {
   std::vector<const GpuStorage*> inputs;
   std::vector<void*> params_before;  // scalar params before the pointers (upowf, uelu)
   std::vector<void*> params_after;   // after the output pointer (affine)
+  // A kernel of the same ABI compiled for contiguous, 16-byte aligned operands only,
+  // used instead of `name` when they are (fewer registers than the kernel that also
+  // carries the strided paths); empty: always `name`.
+  std::string contiguous_name = {};
 };
+
+bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   const size_t n = m.layouts[0]->elem_count();
@@ -58,7 +64,9 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   size_t items = inner ? vector_items(n, max_bytes) : n;
   if (c.contiguous) items = (items + kVectorsPerThread - 1) / kVectorsPerThread;
   const unsigned grid = c.contiguous ? dev.grid_for(items) : strided_grid(dev, items);
-  dev.launch(m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
+  const bool wide = !m.contiguous_name.empty() && c.contiguous && aligned16(out_ptr) &&
+                    std::all_of(in_ptrs.begin(), in_ptrs.end(), [](const void* p) { return aligned16(p); });
+  dev.launch(wide ? m.contiguous_name : m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
   return out;
 }
 
@@ -109,17 +117,25 @@ StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lh
 StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
                                   const BackendStorage& f, const Layout& f_l) const {
   const DType vt = t.dtype();
-  // WICK_WHERE_V8=1: the generic 8-lane kernel for a u8 condition with f16/bf16
-  // values (kernels/ternary.cu; the benchmarks compare it with the 16-lane one).
-  const char* v8 = std::getenv("WICK_WHERE_V8");
-  const bool generic = v8 && v8[0] == '1' && dtype_ == DType::U8 && (vt == DType::F16 || vt == DType::BF16);
-  return run_map(dev_, {fmt::format("where_{}{}_{}", generic ? "v8_" : "", sfx(dtype_), sfx(vt)),
-                        Module::Ternary,
-                        vt,
-                        {&l, &t_l, &f_l},
-                        {this, &of(t), &of(f)},
-                        {},
-                        {}});
+  // A u8 condition with f16/bf16 values: contiguous aligned operands take
+  // where_wide_u8_* (16 lanes a step, kernels/ternary.cu). For the benchmarks:
+  // WICK_WHERE_V8=1 the generic 8-lane kernel, WICK_WHERE_U=1|4 the 16-lane kernel
+  // with 1 or 4 steps per thread, WICK_WHERE_WIDE=0 the combined where_u8_* kernel.
+  const bool narrow = dtype_ == DType::U8 && (vt == DType::F16 || vt == DType::BF16);
+  std::string name = fmt::format("where_{}_{}", sfx(dtype_), sfx(vt)), wide;
+  if (narrow) {
+    auto env_is = [](const char* k, const char* v) {
+      const char* e = std::getenv(k);
+      return e && std::string_view(e) == v;
+    };
+    if (env_is("WICK_WHERE_V8", "1")) {
+      name = "where_v8_u8_" + sfx(vt);
+    } else if (!env_is("WICK_WHERE_WIDE", "0")) {
+      const char* u = env_is("WICK_WHERE_U", "1") ? "1" : env_is("WICK_WHERE_U", "4") ? "4" : "2";
+      wide = fmt::format("where_wide{}_u8_{}", u, sfx(vt));
+    }
+  }
+  return run_map(dev_, {name, Module::Ternary, vt, {&l, &t_l, &f_l}, {this, &of(t), &of(f)}, {}, {}, wide});
 }
 
 StoragePtr GpuStorage::to_dtype(const Layout& l, DType dtype) const {

@@ -18,20 +18,31 @@ struct WhereOnStorage {
 
 // Contiguous, 16-byte aligned operands: U steps of 16 lanes per thread and grid
 // stride (the host sizes the grid for 32 elements per thread).
-template <class ID, class T>
+// Selection on packed words: the 4 condition bytes of `w` become two masks of two
+// 16-bit halves each (0xFFFF where the byte is non-zero), so each 32-bit word of
+// values is one (t & m) | (f & ~m).
+__device__ __forceinline__ void half_masks(uint32_t w, uint32_t& m0, uint32_t& m1) {
+  uint32_t b = w | (w >> 4);  // bit 0 of each byte: OR of that byte's bits
+  b |= b >> 2;
+  b |= b >> 1;
+  b &= 0x01010101u;
+  m0 = ((b & 1u) | ((b & 0x100u) << 8)) * 0xFFFFu;
+  m1 = (((b >> 16) & 1u) | ((b >> 8) & 0x10000u)) * 0xFFFFu;
+}
+
+template <class ID, class T, int U = 2>
 __device__ void where_wide(size_t n, const ID* c, const T* t, const T* f, T* out) {
   static_assert(sizeof(ID) == 1 && sizeof(T) == 2, "where_wide: u8 condition, 2-byte values");
-  constexpr int L = 16, H = 8, U = 2;
+  constexpr int L = 16;  // elements per step: one uint4 of conditions, two of each value operand
   const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t nthreads = size_t(gridDim.x) * blockDim.x;
   const size_t nvec = n / L;
-  const Vec<ID, L>* cv = reinterpret_cast<const Vec<ID, L>*>(c);
-  const Vec<T, H>* tv = reinterpret_cast<const Vec<T, H>*>(t);
-  const Vec<T, H>* fv = reinterpret_cast<const Vec<T, H>*>(f);
-  Vec<T, H>* ov = reinterpret_cast<Vec<T, H>*>(out);
+  const uint4* cv = reinterpret_cast<const uint4*>(c);
+  const uint4* tv = reinterpret_cast<const uint4*>(t);
+  const uint4* fv = reinterpret_cast<const uint4*>(f);
+  uint4* ov = reinterpret_cast<uint4*>(out);
   for (size_t v0 = tid; v0 < nvec; v0 += size_t(U) * nthreads) {
-    Vec<ID, L> cc[U];
-    Vec<T, H> tt[U][2], ff[U][2];
+    uint4 cc[U], tt[U][2], ff[U][2];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const size_t v = v0 + size_t(u) * nthreads;
@@ -47,12 +58,15 @@ __device__ void where_wide(size_t n, const ID* c, const T* t, const T* f, T* out
     for (int u = 0; u < U; ++u) {
       const size_t v = v0 + size_t(u) * nthreads;
       if (v < nvec) {
+        const uint32_t cw[4] = {cc[u].x, cc[u].y, cc[u].z, cc[u].w};
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          Vec<T, H> o;
-#pragma unroll
-          for (int k = 0; k < H; ++k) o.v[k] = cc[u].v[h * H + k] != ID(0) ? tt[u][h].v[k] : ff[u][h].v[k];
-          ov[2 * v + h] = o;
+          uint32_t m[4];
+          half_masks(cw[2 * h], m[0], m[1]);
+          half_masks(cw[2 * h + 1], m[2], m[3]);
+          const uint4 a = tt[u][h], b = ff[u][h];
+          ov[2 * v + h] = make_uint4((a.x & m[0]) | (b.x & ~m[0]), (a.y & m[1]) | (b.y & ~m[1]),
+                                     (a.z & m[2]) | (b.z & ~m[2]), (a.w & m[3]) | (b.w & ~m[3]));
         }
       }
     }
@@ -92,6 +106,23 @@ WHERE_COND(uint8_t, u8)
 WHERE_COND(uint32_t, u32)
 WHERE_COND(int32_t, i32)
 WHERE_COND(int64_t, i64)
+
+// where_wide{U}_u8_{f16,bf16}: the same ABI for contiguous, 16-byte aligned operands
+// only (info null; the host checks), U steps of 16 lanes per thread. Without the
+// strided paths of where_u8_* they need far fewer registers (ptxas, sm_90: where_u8_bf16
+// 122, where_wide2_u8_bf16 see bench/results), so more warps stay resident. The
+// host launches where_wide2 (U = 2) for such operands; U = 1 and 4 are for the benchmarks.
+#define WHERE_WIDE(U, T, SFX)                                                                     \
+  WICK_KERNEL where_wide##U##_u8_##SFX(size_t numel, size_t /*num_dims*/, const size_t* /*info*/, \
+                                       const uint8_t* ids, const T* t, const T* f, T* out) {      \
+    wk::where_wide<uint8_t, T, U>(numel, ids, t, f, out);                                         \
+  }
+WHERE_WIDE(1, wk::f16s, f16)
+WHERE_WIDE(1, wk::bf16s, bf16)
+WHERE_WIDE(2, wk::f16s, f16)
+WHERE_WIDE(2, wk::bf16s, bf16)
+WHERE_WIDE(4, wk::f16s, f16)
+WHERE_WIDE(4, wk::bf16s, bf16)
 
 // The generic engine for u8 / 2-byte values (WICK_WHERE_V8=1).
 #define WHERE_V8(T, SFX)                                                                               \
