@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
-#include <string_view>
 
 #include "backend/backend.h"
 #include "wick/tensor.h"
@@ -85,14 +84,12 @@ void BM_GpuWhereV8(benchmark::State& state, DType dt) {
   BM_GpuWhere(state, dt);
   ::unsetenv("WICK_WHERE_V8");
 }
-// where with a u8 condition and 2-byte values, variants (elementwise.cpp): `var`
-// "1" / "4" the 16-lane kernel with 1 or 4 steps per thread (WICK_WHERE_U), "combined"
-// the where_u8_* kernel that also carries the strided paths (WICK_WHERE_WIDE=0).
-void BM_GpuWhereVariant(benchmark::State& state, DType dt, const char* var) {
-  const bool combined = std::string_view(var) == "combined";
-  ::setenv(combined ? "WICK_WHERE_WIDE" : "WICK_WHERE_U", combined ? "0" : var, 1);
+// where with a u8 condition and 2-byte values through the contiguous-only kernels
+// where_wide{U}_u8_* (WICK_WHERE_U = `u`: 1, 2 or 4 steps per thread); BM_GpuWhere
+// measures the default where_u8_*.
+void BM_GpuWhereVariant(benchmark::State& state, DType dt, const char* u) {
+  ::setenv("WICK_WHERE_U", u, 1);
   BM_GpuWhere(state, dt);
-  ::unsetenv("WICK_WHERE_WIDE");
   ::unsetenv("WICK_WHERE_U");
 }
 void BM_GpuCast(benchmark::State& state, DType from, DType to) {
@@ -126,8 +123,8 @@ WICK_GPU_BENCH(BM_GpuWhere, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuWhere, bf16, DType::BF16);
 WICK_GPU_BENCH(BM_GpuWhereV8, bf16, DType::BF16);
 WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_u1, DType::BF16, "1");
+WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_u2, DType::BF16, "2");
 WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_u4, DType::BF16, "4");
-WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_combined, DType::BF16, "combined");
 WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
 WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);

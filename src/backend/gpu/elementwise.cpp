@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "backend/gpu/gpu_storage.h"
 
@@ -117,10 +118,11 @@ StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lh
 StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
                                   const BackendStorage& f, const Layout& f_l) const {
   const DType vt = t.dtype();
-  // A u8 condition with f16/bf16 values: contiguous aligned operands take
-  // where_wide_u8_* (16 lanes a step, kernels/ternary.cu). For the benchmarks:
-  // WICK_WHERE_V8=1 the generic 8-lane kernel, WICK_WHERE_U=1|4 the 16-lane kernel
-  // with 1 or 4 steps per thread, WICK_WHERE_WIDE=0 the combined where_u8_* kernel.
+  // A u8 condition with f16/bf16 values: where_u8_* takes contiguous aligned operands
+  // 16 lanes a step, two steps a thread, selecting on packed words (kernels/ternary.cu;
+  // H200: 4.39 TB/s, 1.01x PyTorch, bench/results/2026-11-21-h200-session2). Variants
+  // kept for the benchmarks: WICK_WHERE_V8=1 the generic 8-lane engine, WICK_WHERE_U=1|2|4
+  // the contiguous-only where_wide{U}_u8_* (fewer registers; measured slower for U 1, 2).
   const bool narrow = dtype_ == DType::U8 && (vt == DType::F16 || vt == DType::BF16);
   std::string name = fmt::format("where_{}_{}", sfx(dtype_), sfx(vt)), wide;
   if (narrow) {
@@ -130,9 +132,9 @@ StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, cons
     };
     if (env_is("WICK_WHERE_V8", "1")) {
       name = "where_v8_u8_" + sfx(vt);
-    } else if (!env_is("WICK_WHERE_WIDE", "0")) {
-      const char* u = env_is("WICK_WHERE_U", "1") ? "1" : env_is("WICK_WHERE_U", "4") ? "4" : "2";
-      wide = fmt::format("where_wide{}_u8_{}", u, sfx(vt));
+    } else {
+      for (const char* u : {"1", "2", "4"})
+        if (env_is("WICK_WHERE_U", u)) wide = fmt::format("where_wide{}_u8_{}", u, sfx(vt));
     }
   }
   return run_map(dev_, {name, Module::Ternary, vt, {&l, &t_l, &f_l}, {this, &of(t), &of(f)}, {}, {}, wide});

@@ -108,10 +108,10 @@ WHERE_COND(int32_t, i32)
 WHERE_COND(int64_t, i64)
 
 // where_wide{U}_u8_{f16,bf16}: the same ABI for contiguous, 16-byte aligned operands
-// only (info null; the host checks), U steps of 16 lanes per thread. Without the
-// strided paths of where_u8_* they need far fewer registers (ptxas, sm_90: where_u8_bf16
-// 122, where_wide2_u8_bf16 see bench/results), so more warps stay resident. The
-// host launches where_wide2 (U = 2) for such operands; U = 1 and 4 are for the benchmarks.
+// only (info null; the host checks), U steps of 16 lanes per thread, without the
+// strided paths of where_u8_* (ptxas sm_90: 32 / 60 / 120 registers for U = 1 / 2 / 4,
+// against 120). Benchmarks only (WICK_WHERE_U): on the H200 U = 1 and 2 ran slower
+// (3.60, 3.92 TB/s) than where_u8_bf16 (4.39), U = 4 the same (4.39).
 #define WHERE_WIDE(U, T, SFX)                                                                     \
   WICK_KERNEL where_wide##U##_u8_##SFX(size_t numel, size_t /*num_dims*/, const size_t* /*info*/, \
                                        const uint8_t* ids, const T* t, const T* f, T* out) {      \
