@@ -10,7 +10,6 @@
 
 namespace wick {
 
-
 class CpuStorage final : public BackendStorage {
  public:
   CpuStorage(size_t n, DType dtype);  // uninitialised, 64-byte aligned
@@ -24,7 +23,10 @@ class CpuStorage final : public BackendStorage {
   void copy_to_host(void* dst, size_t offset, size_t count) const override;
 
   void* raw() const { return data_; }
-  template <class T> T* data() const { return static_cast<T*>(data_); }
+  template <class T>
+  T* data() const {
+    return static_cast<T*>(data_);
+  }
   static const CpuStorage& of(const BackendStorage& s) { return static_cast<const CpuStorage&>(s); }
   static CpuStorage& of(BackendStorage& s) { return static_cast<CpuStorage&>(s); }
 
@@ -34,7 +36,8 @@ class CpuStorage final : public BackendStorage {
   StoragePtr unary(UnaryOp op, const Layout& l) const override;
   StoragePtr binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
                     const Layout& rhs_l) const override;
-  StoragePtr cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l, const Layout& rhs_l) const override;
+  StoragePtr cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
+                 const Layout& rhs_l) const override;
   StoragePtr where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l, const BackendStorage& f,
                         const Layout& f_l) const override;
   StoragePtr to_dtype(const Layout& l, DType dtype) const override;
@@ -51,11 +54,12 @@ class CpuStorage final : public BackendStorage {
 
   StoragePtr index_select(const BackendStorage& ids, const Layout& l, const Layout& ids_l,
                           size_t dim) const override;
-  StoragePtr gather(const Layout& l, const BackendStorage& ids, const Layout& ids_l, size_t dim) const override;
+  StoragePtr gather(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                    size_t dim) const override;
   void scatter(ScatterMode mode, const Layout& l, const BackendStorage& ids, const Layout& ids_l,
                const BackendStorage& src, const Layout& src_l, size_t dim) override;
-  StoragePtr index_add(const Layout& l, const BackendStorage& ids, const Layout& ids_l, const BackendStorage& src,
-                       const Layout& src_l, size_t dim) const override;
+  StoragePtr index_add(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
+                       const BackendStorage& src, const Layout& src_l, size_t dim) const override;
 
   StoragePtr matmul(const BackendStorage& rhs, const MatmulDims& d, const Layout& lhs_l,
                     const Layout& rhs_l) const override;
@@ -83,6 +87,7 @@ class CpuStorage final : public BackendStorage {
 
  private:
   void* data_ = nullptr;
+  size_t capacity_ = 0;  // bytes of the block behind data_ (its size class, device.cpp)
   size_t n_ = 0;
   DType dtype_;
 };

@@ -4,7 +4,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 #include "backend/cpu/cpu_storage.h"
 
@@ -26,14 +29,81 @@ class CpuDevice final : public BackendDevice {
     if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
     return s;
   }
-  StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed, uint64_t offset) override {
+  StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
+                          uint64_t offset) override {
     return cpu_rand_uniform(n, dtype, lo, up, seed, offset);
   }
-  StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed, uint64_t offset) override {
+  StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
+                         uint64_t offset) override {
     return cpu_rand_normal(n, dtype, mean, std, seed, offset);
   }
   void synchronize() override {}
 };
+}  // namespace
+
+namespace {
+
+// Large host blocks are kept for reuse: glibc hands blocks above 32 MiB to mmap and
+// returns them on free, so without a cache every large op output is faulted in page
+// by page (measured: a 256 MiB f32 copy ran at 3.7 GB/s on the development VM,
+// bench/results/cpu-2026-11-21-idle.md). Blocks of at least kMinCached bytes are
+// rounded to a size class (four per power of two, at most 25% above the request) and
+// kept on free lists up to a total of WICK_CPU_CACHE_BYTES (default 1 GiB; 0: no
+// cache). Builds with AddressSanitizer never cache, so it still sees every free.
+class HostBlockCache {
+ public:
+  static constexpr size_t kMinCached = size_t(1) << 20;
+
+  static HostBlockCache& get() {
+    static HostBlockCache* cache = new HostBlockCache;  // never destroyed: storages may outlive statics
+    return *cache;
+  }
+  static size_t size_class(size_t bytes) {
+    if (bytes < kMinCached) return (bytes + 63) / 64 * 64;
+    const size_t k = 63 - size_t(__builtin_clzll(bytes));
+    const size_t step = size_t(1) << (k - 2);
+    return (bytes + step - 1) / step * step;
+  }
+  void* allocate(size_t cls) {
+    if (cls >= kMinCached && limit_ > 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(cls);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= cls;
+        return p;
+      }
+    }
+    return std::aligned_alloc(64, cls);
+  }
+  void release(void* p, size_t cls) {
+    if (!p) return;
+    if (cls >= kMinCached && limit_ > 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + cls <= limit_) {
+        free_[cls].push_back(p);
+        cached_ += cls;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+ private:
+  HostBlockCache() {
+#if defined(__SANITIZE_ADDRESS__)
+    limit_ = 0;
+#else
+    const char* v = std::getenv("WICK_CPU_CACHE_BYTES");
+    limit_ = v && *v ? size_t(std::strtoull(v, nullptr, 10)) : (size_t(1) << 30);
+#endif
+  }
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0, limit_ = 0;
+};
+
 }  // namespace
 
 BackendDevice& cpu_backend_device() {
@@ -44,23 +114,31 @@ BackendDevice& cpu_backend_device() {
 CpuStorage::CpuStorage(size_t n, DType dtype) : n_(n), dtype_(dtype) {
   size_t bytes = n * dtype_size(dtype);
   if (n != 0 && bytes / n != dtype_size(dtype)) {
-    throw_error(ErrorKind::OutOfMemory, "alloc", fmt::format("{} elements of {} overflow size_t", n, dtype_name(dtype)));
+    throw_error(ErrorKind::OutOfMemory, "alloc",
+                fmt::format("{} elements of {} overflow size_t", n, dtype_name(dtype)));
   }
-  size_t rounded = (bytes + 63) / 64 * 64;
-  data_ = rounded ? std::aligned_alloc(64, rounded) : nullptr;
+  const size_t rounded = bytes ? HostBlockCache::size_class(bytes) : 0;
+  data_ = rounded ? HostBlockCache::get().allocate(rounded) : nullptr;
+  capacity_ = data_ ? rounded : 0;
   if (rounded && !data_) {
     throw_error(ErrorKind::OutOfMemory, "alloc", fmt::format("cannot allocate {} bytes on the CPU", bytes));
   }
 }
 
-CpuStorage::~CpuStorage() { std::free(data_); }
+CpuStorage::~CpuStorage() {
+  if (data_) HostBlockCache::get().release(data_, capacity_);
+}
 
 BackendDevice& CpuStorage::backend_device() const { return cpu_backend_device(); }
 
 void CpuStorage::copy_to_host(void* dst, size_t offset, size_t count) const {
-  if (count) std::memcpy(dst, static_cast<const char*>(data_) + offset * dtype_size(dtype_), count * dtype_size(dtype_));
+  if (count)
+    std::memcpy(dst, static_cast<const char*>(data_) + offset * dtype_size(dtype_),
+                count * dtype_size(dtype_));
 }
 
-std::shared_ptr<CpuStorage> cpu_alloc(size_t n, DType dtype) { return std::make_shared<CpuStorage>(n, dtype); }
+std::shared_ptr<CpuStorage> cpu_alloc(size_t n, DType dtype) {
+  return std::make_shared<CpuStorage>(n, dtype);
+}
 
 }  // namespace wick
