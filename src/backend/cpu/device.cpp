@@ -49,7 +49,8 @@ namespace {
 // bench/results/cpu-2026-11-21-idle.md). Blocks of at least kMinCached bytes are
 // rounded to a size class (four per power of two, at most 25% above the request) and
 // kept on free lists up to a total of WICK_CPU_CACHE_BYTES (default 1 GiB; 0: no
-// cache). Builds with AddressSanitizer never cache, so it still sees every free.
+// cache); an allocation that fails frees the cached blocks and retries once. Builds with AddressSanitizer
+// never cache, so it still sees every free.
 class HostBlockCache {
  public:
   static constexpr size_t kMinCached = size_t(1) << 20;
@@ -75,7 +76,23 @@ class HostBlockCache {
         return p;
       }
     }
-    return std::aligned_alloc(64, cls);
+    void* p = std::aligned_alloc(64, cls);
+    if (!p && cached_bytes() > 0) {  // out of memory: give the cached blocks back and retry once
+      trim();
+      p = std::aligned_alloc(64, cls);
+    }
+    return p;
+  }
+  size_t cached_bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cached_;
+  }
+  void trim() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [c, v] : free_)
+      for (void* q : v) std::free(q);
+    free_.clear();
+    cached_ = 0;
   }
   void release(void* p, size_t cls) {
     if (!p) return;
