@@ -20,35 +20,13 @@ A short burst from a cool GPU runs faster on either side.
 import argparse
 import json
 import re
-import statistics
 import sys
-import time
 
 import torch
+from torch_timing import time_op
 
 SIDE = 16384
 
-
-def time_op(fn, repeat, trials=7, warm_s=0.0, min_s=0.0):
-    """Median seconds per op over `trials` event-timed batches of `repeat` ops (more
-    batches until they add up to min_s), after one op, or after warm_s seconds of ops."""
-    fn()
-    torch.cuda.synchronize()
-    t_end = time.perf_counter() + warm_s
-    while time.perf_counter() < t_end:
-        for _ in range(repeat):
-            fn()
-        torch.cuda.synchronize()
-    times = []
-    while len(times) < trials or sum(times) * repeat < min_s:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(repeat):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3 / repeat)
-    return statistics.median(times)
 
 
 def cases():

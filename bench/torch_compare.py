@@ -10,30 +10,15 @@ WICK_BENCH_JSON is Google Benchmark's --benchmark_out (format json) of
 import argparse
 import json
 import re
-import statistics
 import sys
 
 import torch
+from torch_timing import time_op
 
 N = 1 << 28
 SIDE = 16384
 REPEAT = 10
 
-
-def time_op(fn, trials=15):
-    """Median seconds per op: REPEAT ops between two CUDA events, `trials` times."""
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(trials):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(REPEAT):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3 / REPEAT)
-    return statistics.median(times)
 
 
 def cases():
@@ -87,7 +72,7 @@ def main():
     for name, (nbytes, fn) in torch_cases.items():
         if args.cases and not re.search(args.cases, name):
             continue
-        t_torch = time_op(fn)
+        t_torch = time_op(fn, REPEAT, trials=15)
         t_wick = wick.get(name)
         w_bw = nbytes / t_wick / 1e12 if t_wick else float("nan")
         t_bw = nbytes / t_torch / 1e12

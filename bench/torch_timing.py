@@ -1,0 +1,28 @@
+"""PyTorch's side of the benchmark comparisons (bench/torch_compare.py,
+bench/gpu_ops_compare.py): one timing method for both, CUDA events around batches."""
+import statistics
+import time
+
+import torch
+
+
+def time_op(fn, repeat, trials=7, warm_s=0.0, min_s=0.0):
+    """Median seconds per op over `trials` event-timed batches of `repeat` ops (more
+    batches until they add up to min_s), after one op, or after warm_s seconds of ops."""
+    fn()
+    torch.cuda.synchronize()
+    t_end = time.perf_counter() + warm_s
+    while time.perf_counter() < t_end:
+        for _ in range(repeat):
+            fn()
+        torch.cuda.synchronize()
+    times = []
+    while len(times) < trials or sum(times) * repeat < min_s:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(repeat):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3 / repeat)
+    return statistics.median(times)
