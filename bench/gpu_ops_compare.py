@@ -18,12 +18,11 @@ products before its timed batches (at least 0.3 s of them, wick_bench's MinTime)
 A short burst from a cool GPU runs faster on either side.
 """
 import argparse
-import json
 import re
 import sys
 
 import torch
-from torch_timing import time_op
+from compare_common import time_op, wick_results
 
 SIDE = 16384
 
@@ -78,17 +77,6 @@ def cases():
                                   lambda w, t, c: w >= t / 1.5)
     return out
 
-
-def wick_results(path):
-    with open(path) as f:
-        data = json.load(f)
-    res = {}
-    for b in data["benchmarks"]:
-        if b.get("error_occurred"):
-            continue
-        name = "/".join(b["name"].split("/")[:2])
-        res[name] = b["real_time"] / 1e3  # ms -> s per op
-    return res
 
 
 def main():

@@ -8,12 +8,11 @@ WICK_BENCH_JSON is Google Benchmark's --benchmark_out (format json) of
 `wick_bench --benchmark_filter=BM_Gpu`.
 """
 import argparse
-import json
 import re
 import sys
 
 import torch
-from torch_timing import time_op
+from compare_common import time_op, wick_results
 
 N = 1 << 28
 SIDE = 16384
@@ -45,18 +44,6 @@ def cases():
     out["BM_GpuTransposeCopy/f32"] = (4 * 2 * SIDE * SIDE, lambda: m.t().contiguous())
     return out
 
-
-def wick_results(path):
-    with open(path) as f:
-        data = json.load(f)
-    res = {}
-    for b in data["benchmarks"]:
-        if b.get("error_occurred"):
-            continue
-        # "BM_X/capture/min_time:.../manual_time"; per-op time in real_time (ms).
-        name = "/".join(b["name"].split("/")[:2])
-        res[name] = b["real_time"] / 1e3
-    return res
 
 
 def main():

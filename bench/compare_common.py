@@ -1,5 +1,6 @@
-"""PyTorch's side of the benchmark comparisons (bench/torch_compare.py,
-bench/gpu_ops_compare.py): one timing method for both, CUDA events around batches."""
+"""Shared by the benchmark comparisons (bench/torch_compare.py, bench/gpu_ops_compare.py):
+reading wick_bench's JSON, and one timing method for PyTorch (CUDA events around batches)."""
+import json
 import statistics
 import time
 
@@ -26,3 +27,16 @@ def time_op(fn, repeat, trials=7, warm_s=0.0, min_s=0.0):
         end.synchronize()
         times.append(start.elapsed_time(end) / 1e3 / repeat)
     return statistics.median(times)
+
+
+def wick_results(path):
+    """Seconds per op of each wick_bench case in a Google Benchmark JSON, by its first two
+    name parts ("BM_X/capture/min_time:.../manual_time" -> "BM_X/capture"); real_time is in ms."""
+    with open(path) as f:
+        data = json.load(f)
+    res = {}
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            continue
+        res["/".join(b["name"].split("/")[:2])] = b["real_time"] / 1e3
+    return res
