@@ -368,13 +368,82 @@ TEST(GpuQmatmulTiled, HandBuiltQ4_0RowGivesTheExactDot) {
   }
   QTensor w = QTensor::from_bytes(GgmlType::Q4_0, Shape{1, size_t(k)}, row.data(), row.size(), kGpu);
   Tensor x = Tensor::from_vector(xv, Shape{1, size_t(k)}, kGpu);
-  for (const char* kernel : {"default", "tiled", "fused", "generic"}) {
+  for (const char* kernel : {"default", "wide", "split", "tiled", "fused", "generic"}) {
     ::setenv("WICK_QMV_KERNEL", kernel, 1);
     const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(double(got[0]), want) << kernel;
   }
   ::unsetenv("WICK_QMV_KERNEL");
+}
+
+// Batch 1 takes mmvqw (one launch: x quantized in each block's shared memory, one
+// block per multiprocessor, waves owning ranges of rows streamed as 16-byte tiles)
+// by default for Q4_0, Q8_0 and Q6_K rows of a multiple of 16 bytes, and for Q4_K
+// too with WICK_QMV_KERNEL=wide:
+// within NMSE 5e-4 of the CPU for k = 4096 (one to two tiles per row) and k = 14336
+// (four to seven), for n = 7 (fewer rows than waves: most waves own none), 67, 1501
+// and 4500 (more rows than the H200's 2112 waves: two or three rows a wave), for f32,
+// f16 and bf16 x; n = 1 against q8_1_dot. WICK_QMV_KERNEL=split (mmvqs) meets the
+// same bounds on the same cases.
+TEST(GpuQmatmulWide, AlignedRowsGiveTheCpuResultForEveryXDtype) {
+  REQUIRE_GPU();
+  for (size_t k : {size_t(4096), size_t(14336)}) {
+    for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+      ASSERT_EQ(ggml_row_size(t, k) % 16, 0u) << ggml_type_name(t) << " k=" << k;
+      for (size_t n : {size_t(1), size_t(7), size_t(67), size_t(1501), size_t(4500)}) {
+        if (k == 14336 && n > 1501) continue;  // the k = 4096 case covers several rows a wave
+        QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 73), Shape{n, k}), t);
+        QTensor wg = w.to_device(kGpu);
+        Tensor x = Tensor::from_vector(normal_values(k, 74), Shape{1, k});
+        for (DType xd : {DType::F32, DType::F16, DType::BF16}) {
+          Tensor xr = x.to_dtype(xd).to_dtype(DType::F32);  // the values the GPU sees
+          const std::vector<float> want =
+              n == 1 ? std::vector<float>{float(q8_1_dot(w, xr))} : qmatmul(xr, w).to_vector<float>();
+          Tensor xg = x.to_dtype(xd).to_device(kGpu);
+          for (const char* kernel : {"default", "wide", "split"}) {
+            ::setenv("WICK_QMV_KERNEL", kernel, 1);
+            Tensor got = qmatmul(xg, wg, QMatmulPath::MatVec);
+            ::unsetenv("WICK_QMV_KERNEL");
+            ASSERT_EQ(got.dtype(), xd);
+            EXPECT_LE(nmse(got.to_dtype(DType::F32).to_vector<float>(), want), 5e-4)
+                << ggml_type_name(t) << " " << dtype_name(xd) << " " << kernel << " k=" << k << " n=" << n;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The default batch-1 kernel is deterministic: the same call twice gives the same
+// bits (each row is summed by one wave in a fixed order).
+TEST(GpuQmatmulWide, RepeatedCallsAreBitIdentical) {
+  REQUIRE_GPU();
+  const size_t n = 3000, k = 4096;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q6_K}) {
+    QTensor w =
+        QTensor::quantize(Tensor::from_vector(normal_values(n * k, 75), Shape{n, k}), t).to_device(kGpu);
+    Tensor x = Tensor::from_vector(normal_values(k, 76), Shape{1, k}, kGpu);
+    const std::vector<float> a = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>(), a) << ggml_type_name(t);
+  }
+}
+
+// x starting 4 bytes past a 16-byte boundary (a narrowed row) takes mmvqw's scalar
+// activation loads: same NMSE bound.
+TEST(GpuQmatmulWide, UnalignedActivationRowGivesTheCpuResult) {
+  REQUIRE_GPU();
+  const size_t n = 45, k = 4096;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q6_K}) {
+    QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 83), Shape{n, k}), t);
+    Tensor big = Tensor::from_vector(normal_values(k + 1, 84), Shape{1, k + 1});
+    Tensor x = big.narrow(1, 1, k);
+    const std::vector<float> want = qmatmul(x.contiguous(), w).to_vector<float>();
+    Tensor xg = big.to_device(kGpu).narrow(1, 1, k);
+    const std::vector<float> got = qmatmul(xg, w.to_device(kGpu), QMatmulPath::MatVec).to_vector<float>();
+    EXPECT_LE(nmse(got, want), 5e-4) << ggml_type_name(t);
+  }
 }
 
 // Where mmvqt does not apply WICK_QMV_KERNEL=tiled takes the default mmvqs, bit for

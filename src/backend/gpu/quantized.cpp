@@ -3,20 +3,19 @@
 //   MatVec       x rows -> Q8_1 rows padded to a multiple of 512 elements (ggml's
 //                MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
-//                weight row is read once per launch). Q4_0, Q8_0, Q4_K and Q6_K
-//                weights take the mmvqs kernels (split, permuted activations; one
-//                wave per weight row). WICK_QMV_KERNEL=fused takes, for one row of
-//                x, the mmvqf kernels instead (the row quantized in each block's
-//                shared memory, waves pipelining several rows' loads: half the host
-//                time per call, but slower kernels on the H200, see
-//                bench/results/2026-11-21-h200-gpu-quant-2); WICK_QMV_KERNEL=tiled
-//                takes, for one row of x whose weight rows start 16-byte aligned, the
-//                mmvqt kernels (x quantized in each block's shared memory, rows
-//                streamed as plain 16-byte tiles: one launch, but slower kernels on the
-//                H200, see bench/results/2026-11-21-h200-gpu-quant-3);
-//                WICK_QMV_KERNEL=generic takes the generic kernels. Every other type, or a weight not 4-byte
-//                aligned (16 for Q4_K), takes the generic mmvq kernels
-//                (row_threads() per row);
+//                weight row is read once per launch). One row of x with Q4_0, Q8_0
+//                or Q6_K weights whose rows start 16-byte aligned takes mmvqw: one
+//                launch, x quantized in each block's shared memory, one block per
+//                multiprocessor whose waves stream their rows as 16-byte tiles
+//                (bench/results/2026-11-21-h200-session3). Otherwise Q4_0, Q8_0, Q4_K
+//                and Q6_K weights take the mmvqs kernels (split, permuted activations;
+//                one wave per weight row). WICK_QMV_KERNEL picks another family:
+//                split (mmvqs), wide (mmvqw, Q4_K included), fused (mmvqf, one row
+//                of x: slower on the H200, bench/results/2026-11-21-h200-gpu-quant-2),
+//                tiled (mmvqt, one row of x: slower on the H200,
+//                bench/results/2026-11-21-h200-gpu-quant-3) or generic. Every other
+//                type, or a weight not 4-byte aligned (16 for Q4_K), takes the
+//                generic mmvq kernels (row_threads() per row);
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
 #include <fmt/format.h>
@@ -121,7 +120,7 @@ const std::string& quantize_split_name(int perm, DType xd) {
 // The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "fused"
 // (mmvqf for one activation row), "tiled" (mmvqt for one activation row where it
 // applies), else the default (mmvqs; "split" names it too).
-enum class QmvKernel { Generic, Fused, Tiled, Default };
+enum class QmvKernel { Generic, Fused, Tiled, Split, Wide, Default };
 QmvKernel requested_kernel() {
   const char* env = std::getenv("WICK_QMV_KERNEL");
   if (!env) return QmvKernel::Default;
@@ -129,6 +128,8 @@ QmvKernel requested_kernel() {
   return v == "generic" ? QmvKernel::Generic
          : v == "fused" ? QmvKernel::Fused
          : v == "tiled" ? QmvKernel::Tiled
+         : v == "split" ? QmvKernel::Split
+         : v == "wide"  ? QmvKernel::Wide
                         : QmvKernel::Default;
 }
 
@@ -252,6 +253,58 @@ std::shared_ptr<GpuStorage> matvec_tiled(GpuDevice& dev, GgmlType t, const uint8
   return out;
 }
 
+// mmvqw (batch 1, one launch; the default where it applies): one 512-thread block
+// per multiprocessor, each wave owning a contiguous range of rows cut into tiles of
+// tile_blocks whole blocks (a multiple of 16 bytes, at most 4 16-byte words a lane),
+// as even as the row allows. Shared memory: the split activation row (k_pad +
+// k_pad / 8 bytes) and one tile per wave (32 KB), within the 48 KB a block gets
+// without opting in (k up to 14336).
+struct WidePlan {
+  size_t tile_blocks = 0, tiles = 0, shmem = 0;
+};
+constexpr unsigned kWideBlock = 512;
+constexpr size_t kWideU = 4;
+constexpr size_t kWideSharedMax = 48 * 1024;
+
+bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
+               WidePlan& p) {
+  if (split_perm(t) < 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 ||
+      n > size_t(INT32_MAX) || k > size_t(INT32_MAX) || kWideBlock % wave_size(dev) != 0)
+    return false;
+  const size_t qk = ggml_block_size(t), bytes = ggml_type_size(t);
+  const size_t align = 16 / std::gcd(bytes, size_t(16));  // blocks per 16-byte multiple
+  const size_t max_tb = kWideU * wave_size(dev) * 16 / bytes / align * align;
+  const size_t bpr = k / qk;
+  if (max_tb == 0 || bpr == 0) return false;
+  const size_t tiles0 = (bpr + max_tb - 1) / max_tb;
+  p.tile_blocks = ((bpr + tiles0 - 1) / tiles0 + align - 1) / align * align;
+  p.tiles = (bpr + p.tile_blocks - 1) / p.tile_blocks;
+  // + 16: the whole-block readers load the 32-bit word after a block's last quants.
+  p.shmem = k_pad + k_pad / 8 + size_t(kWideBlock) * kWideU * 16 + 16;
+  return p.shmem <= kWideSharedMax;
+}
+
+std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
+                                        const void* x, DType xd, size_t k_pad, const WidePlan& p) {
+  static const auto names = [] {
+    std::array<std::array<std::string, 3>, 32> nm;
+    const DType dts[] = {DType::F32, DType::F16, DType::BF16};
+    for (GgmlType g : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K})
+      for (size_t d = 0; d < 3; ++d)
+        nm[size_t(g)][d] = fmt::format("mmvqw_{}_{}", ggml_type_name(g), dtype_name(dts[d]));
+    return nm;
+  }();
+  auto out = gpu_alloc(dev, n, DType::F32);
+  int ni = int(n), ki = int(k), kpi = int(k_pad), tb = int(p.tile_blocks), tiles = int(p.tiles);
+  size_t w_row = ggml_row_size(t, k);
+  float* o = static_cast<float*>(out->raw());
+  void* args[] = {&ni, &ki, &kpi, &tb, &tiles, const_cast<uint8_t**>(&w), &w_row, const_cast<void**>(&x), &o};
+  const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
+  const unsigned blocks = unsigned(std::max(dev.info().multiprocessors, 1));
+  dev.launch(names[size_t(t)][d], Module::Quantized, dim3(blocks), dim3(kWideBlock), args, p.shmem);
+  return out;
+}
+
 // mmvqs: x -> split Q8_1 (qs (m, k_pad) then ds (m, k_pad / 32) words), one wave per row.
 std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
                                          const void* x, DType xd, size_t m, size_t k_pad) {
@@ -291,8 +344,15 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   size_t w_row = ggml_row_size(t, k);
   std::shared_ptr<GpuStorage> out;
   TiledPlan plan;
-  if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Fused &&
-      fused_shared_bytes(k_pad) <= kFusedSharedMax) {
+  WidePlan wide;
+  // mmvqw by default for Q4_0, Q8_0 and Q6_K; Q4_K keeps mmvqs, measured faster for it
+  // (bench/results/2026-11-21-h200-session3); WICK_QMV_KERNEL=wide forces mmvqw.
+  const QmvKernel req = requested_kernel();
+  const bool wide_ok = req == QmvKernel::Wide || (req == QmvKernel::Default && t != GgmlType::Q4_K);
+  if (m == 1 && wide_ok && plan_wide(dev, t, w, n, k, k_pad, wide)) {
+    out = matvec_wide(dev, t, w, n, k, x, xd, k_pad, wide);
+  } else if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Fused &&
+             fused_shared_bytes(k_pad) <= kFusedSharedMax) {
     out = matvec_fused(dev, t, w, n, k, x, xd, k_pad);
   } else if (m == 1 && requested_kernel() == QmvKernel::Tiled && plan_tiled(dev, t, w, n, k, k_pad, plan)) {
     out = matvec_tiled(dev, t, w, n, k, x, xd, k_pad, plan);

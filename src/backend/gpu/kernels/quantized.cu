@@ -273,20 +273,32 @@ __device__ __forceinline__ T ldg(const T* p) {
 #endif
 }
 
+// The 32 bits of (hi:lo) >> sh, sh in [0, 32): one funnel shift.
+__device__ __forceinline__ uint32_t funnel_r(uint32_t lo, uint32_t hi, int sh) {
+#if defined(WICK_VENDOR_HIP)
+  return __builtin_amdgcn_alignbit(hi, lo, uint32_t(sh));
+#else
+  return __funnelshift_r(lo, hi, uint32_t(sh));
+#endif
+}
+
 // N little-endian words from a 2-byte aligned address in a buffer that starts
 // 4-byte aligned: aligned 32-bit loads only (one more when the address is not
 // itself 4-byte aligned), so nothing outside the 4-byte words holding the N words
 // is touched.
 template <int N, bool G = true>
 __device__ __forceinline__ void ldw(const uint8_t* p, uint32_t (&o)[N]) {
-  const bool odd = (reinterpret_cast<uintptr_t>(p) & 2u) != 0;
-  const uint32_t* a = reinterpret_cast<const uint32_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(3));
+  // Pointer arithmetic (not an integer round trip) keeps a shared-memory pointer
+  // known as one: shared loads, not generic ones.
+  const int mis = int(reinterpret_cast<uintptr_t>(p) & 3u);  // 0 or 2
+  const bool odd = mis != 0;
+  const uint32_t* a = reinterpret_cast<const uint32_t*>(p - mis);
   uint32_t r[N + 1];
 #pragma unroll
   for (int i = 0; i < N; ++i) r[i] = ldg<uint32_t, G>(a + i);
   r[N] = odd ? ldg<uint32_t, G>(a + N) : 0u;
 #pragma unroll
-  for (int i = 0; i < N; ++i) o[i] = odd ? (r[i] >> 16) | (r[i + 1] << 16) : r[i];
+  for (int i = 0; i < N; ++i) o[i] = funnel_r(r[i], r[i + 1], 8 * mis);
 }
 template <bool G = true>
 __device__ __forceinline__ uint32_t ldh(const uint8_t* p) {
@@ -416,6 +428,91 @@ struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
     return hf(d) * (c0 * hf(da.x) * float(s0) + c1 * hf(da.y) * float(s1) + c2 * hf(da.z) * float(s2) +
                     c3 * hf(da.w) * float(s3));
   }
+};
+
+// A whole Q4_0 / Q8_0 block a lane, read from shared memory (mmvqw's tiles: the
+// tile starts 16-byte aligned, block b of it at 18 b / 34 b, 2-byte aligned): the
+// quants as aligned 32-bit loads shifted into place, half the per-column overhead
+// of two Slice halves. Same interface as Slice (kPerBlock = 1).
+template <int N>
+__device__ __forceinline__ void lds_words(const uint8_t* p, uint32_t (&o)[N]) {
+  const int mis = int(reinterpret_cast<uintptr_t>(p) & 3u);        // 0 or 2
+  const uint32_t* a = reinterpret_cast<const uint32_t*>(p - mis);  // still a shared pointer
+  uint32_t r[N + 1];
+#pragma unroll
+  for (int i = 0; i <= N; ++i) r[i] = a[i];
+#pragma unroll
+  for (int i = 0; i < N; ++i) o[i] = funnel_r(r[i], r[i + 1], 8 * mis);
+}
+template <int Q>
+struct Whole;
+template <>
+struct Whole<kQ4_0> {
+  static constexpr int kPerBlock = 1, kPerm = 1;
+  uint32_t q[4], d;
+  template <bool G = false>
+  __device__ __forceinline__ void load(const uint8_t* tile, int b) {
+    const uint8_t* blk = tile + size_t(b) * sizeof(BlockQ4_0);
+    lds_words<4>(blk + 2, q);
+    d = *reinterpret_cast<const uint16_t*>(blk);
+  }
+  // The split activation (P1) of the block: bytes 16h..16h+15 hold the columns of
+  // quant bytes 8h..8h+7, low nibbles then high.
+  __device__ __forceinline__ float dot(int b, const int8_t* qs, const uint32_t* ds) const {
+    const int sw = 16 * ((b >> 2) & 1);  // the halves' swizzle (see WideReader)
+    const int4 a0 = ld_act(qs + 32 * size_t(b) + sw), a1 = ld_act(qs + 32 * size_t(b) + (16 - sw));
+    int s = wick_dp4a(int(q[0] & 0x0F0F0F0Fu), a0.x, 0);
+    s = wick_dp4a(int(q[1] & 0x0F0F0F0Fu), a0.y, s);
+    s = wick_dp4a(int((q[0] >> 4) & 0x0F0F0F0Fu), a0.z, s);
+    s = wick_dp4a(int((q[1] >> 4) & 0x0F0F0F0Fu), a0.w, s);
+    s = wick_dp4a(int(q[2] & 0x0F0F0F0Fu), a1.x, s);
+    s = wick_dp4a(int(q[3] & 0x0F0F0F0Fu), a1.y, s);
+    s = wick_dp4a(int((q[2] >> 4) & 0x0F0F0F0Fu), a1.z, s);
+    s = wick_dp4a(int((q[3] >> 4) & 0x0F0F0F0Fu), a1.w, s);
+    const uint32_t da = ds[b];
+    // value = d * (q - 8): sum = d * (dx * s - 8 * sx)
+    return hf(d) * (hf(da) * float(s) - 8.f * hf(da >> 16));
+  }
+};
+template <>
+struct Whole<kQ8_0> {
+  static constexpr int kPerBlock = 1, kPerm = 0;
+  uint32_t q[8], d;
+  template <bool G = false>
+  __device__ __forceinline__ void load(const uint8_t* tile, int b) {
+    const uint8_t* blk = tile + size_t(b) * sizeof(BlockQ8_0);
+    lds_words<8>(blk + 2, q);
+    d = *reinterpret_cast<const uint16_t*>(blk);
+  }
+  __device__ __forceinline__ float dot(int b, const int8_t* qs, const uint32_t* ds) const {
+    const int sw = 16 * ((b >> 2) & 1);  // the halves' swizzle (see WideReader)
+    const int4 a0 = ld_act(qs + 32 * size_t(b) + sw), a1 = ld_act(qs + 32 * size_t(b) + (16 - sw));
+    int s = wick_dp4a(int(q[0]), a0.x, 0);
+    s = wick_dp4a(int(q[1]), a0.y, s);
+    s = wick_dp4a(int(q[2]), a0.z, s);
+    s = wick_dp4a(int(q[3]), a0.w, s);
+    s = wick_dp4a(int(q[4]), a1.x, s);
+    s = wick_dp4a(int(q[5]), a1.y, s);
+    s = wick_dp4a(int(q[6]), a1.z, s);
+    s = wick_dp4a(int(q[7]), a1.w, s);
+    return hf(d) * (hf(ds[b]) * float(s));
+  }
+};
+// The reader mmvqw uses: whole blocks for Q4_0 / Q8_0, the mmvqs slices otherwise.
+// Whole readers: the two 16-byte halves of a 32-column group of the split activation are
+// swapped in groups whose index has bit 2 set, so that the eight lanes of a 16-byte
+// shared-memory access (groups b..b+7 at a 32-byte stride) hit distinct banks.
+template <int Q>
+struct WideReader {
+  using type = Slice<Q>;
+};
+template <>
+struct WideReader<kQ4_0> {
+  using type = Whole<kQ4_0>;
+};
+template <>
+struct WideReader<kQ8_0> {
+  using type = Whole<kQ8_0>;
 };
 
 // One wave per weight row; lane `lane` takes slices lane, lane + wave, ... of the
@@ -682,6 +779,149 @@ __device__ void mmvqt(int n, int k, int k_pad, int rows_per_block, int tile_bloc
     out[row0 + r] = v;
   }
 }
+
+// ---- mmvqw: batch 1 in one launch, persistent waves streaming their rows --------------------
+// One block per multiprocessor. The block quantizes x into shared memory (the split,
+// permuted Q8_1 layout of quantize_q8_1s, the reference's values: 4 threads per
+// 32-column group, 8 columns each), while every wave already has the first R
+// tiles of its rows in flight. Wave g of the grid owns rows [g n / W, (g+1) n / W)
+// (W waves in all), each cut into `tiles` tiles of tile_blocks whole blocks (a
+// multiple of 16 bytes, at most U 16-byte words a lane). The tiles stream through a
+// ring of R register buffers, loaded as plain coalesced 16-byte words R tiles
+// ahead of the one being computed; a tile is stored to the wave's shared-memory
+// buffer and read back by the Slice readers of mmvqs. A row's sum stays in the
+// lanes until its last tile, then one wave reduction (deterministic).
+template <int P, bool Swz, class T>
+__device__ void quantize_row_shared4(int k, int k_pad, const T* __restrict__ x, int8_t* sq, uint32_t* sd) {
+  const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
+  const int quads = k_pad / 8, bd = int(blockDim.x);
+  // k_pad / 8 is a multiple of 64: whole waves take each quad, so the 4-lane groups
+  // below shuffle with every lane present. Up to four quads a thread, their loads
+  // issued before any arithmetic (x comes from L2 or HBM).
+  for (int t0 = int(threadIdx.x); t0 < quads; t0 += 4 * bd) {
+    float f[4][8];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int c0 = 8 * (t0 + j * bd);
+      if (c0 + 8 <= k) {
+        load4(x, c0, vec, *reinterpret_cast<float(*)[4]>(f[j]));
+        load4(x, c0 + 4, vec, *reinterpret_cast<float(*)[4]>(f[j] + 4));
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) f[j][i] = c0 + i < k ? load_f(x + c0 + i) : 0.f;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int t = t0 + j * bd;
+      if (t >= quads) break;  // the same for the whole wave
+      float amax = 0.f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(f[j][i]));
+      amax = group_allreduce(amax, 4, [](float a, float b) { return fmaxf(a, b); });
+      const float d = amax / 127.f;
+      const float id = d != 0.f ? 1.f / d : 0.f;
+      int sum = 0;
+      uint32_t word[2] = {0u, 0u};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int q = int(roundf(f[j][i] * id));
+        sum += q;
+        word[i / 4] |= uint32_t(q & 0xFF) << (8 * (i % 4));
+      }
+      sum = group_allreduce(sum, 4, [](int a, int b) { return a + b; });
+      size_t pos = perm_pos<P>(size_t(8 * t));
+      if (Swz) pos ^= ((pos >> 7) & 1u) << 4;
+      *reinterpret_cast<uint2*>(sq + pos) = make_uint2(word[0], word[1]);
+      if (t % 4 == 0) sd[t / 4] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
+    }
+  }
+}
+
+template <int Q, int U, int R, class T>
+__device__ void mmvqw(int n, int k, int k_pad, int tile_blocks, int tiles, const uint8_t* __restrict__ w,
+                      size_t w_row_bytes, const T* __restrict__ x, float* __restrict__ out) {
+  using S = typename WideReader<Q>::type;
+  constexpr int kBlockBytes = int(sizeof(typename Traits<Q>::Block));
+  extern __shared__ uint4 smem_w[];
+  const int wave = warpSize, lane = int(threadIdx.x) % wave, wave_id = int(threadIdx.x) / wave;
+  int8_t* sq = reinterpret_cast<int8_t*>(smem_w);
+  uint32_t* sd = reinterpret_cast<uint32_t*>(sq + k_pad);  // k_pad: a multiple of 512
+  uint4* tile = reinterpret_cast<uint4*>(sq + k_pad + k_pad / 8) + size_t(wave_id) * U * size_t(wave);
+  const uint8_t* tb = reinterpret_cast<const uint8_t*>(tile);
+  const size_t waves = size_t(gridDim.x) * (blockDim.x / wave);
+  const size_t g = size_t(blockIdx.x) * (blockDim.x / wave) + size_t(wave_id);
+  const int r0 = int(g * size_t(n) / waves), r1 = int((g + 1) * size_t(n) / waves);
+  const int steps = (r1 - r0) * tiles, bpr = k / Traits<Q>::kQK;
+  // A position in the wave's (row, tile) steps, advanced one step at a time (the
+  // loads and the arithmetic each walk the steps in order).
+  struct Pos {
+    int row, t;
+  };
+  auto advance = [&](Pos& ps) {
+    if (++ps.t == tiles) {
+      ps.t = 0;
+      ++ps.row;
+    }
+  };
+  auto issue = [&](uint4(&reg)[U], int st, Pos& ps) {
+    if (st < steps) {
+      const int b0 = ps.t * tile_blocks;
+      const uint4* src =
+          reinterpret_cast<const uint4*>(w + size_t(ps.row) * w_row_bytes + size_t(b0) * kBlockBytes);
+      const int nw = min(tile_blocks, bpr - b0) * kBlockBytes / 16;
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (lane + u * wave < nw) reg[u] = ldg(src + lane + u * wave);
+    }
+    advance(ps);
+  };
+  float acc = 0.f;
+  auto consume = [&](const uint4(&reg)[U], Pos& ps) {
+    const int b0 = ps.t * tile_blocks, nb = min(tile_blocks, bpr - b0);
+    const int nw = nb * kBlockBytes / 16;
+    wave_sync();  // every lane done with the previous tile
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (lane + u * wave < nw) tile[lane + u * wave] = reg[u];
+    wave_sync();  // this tile visible to every lane
+    const int nsl = nb * S::kPerBlock, p0 = b0 * S::kPerBlock;
+    int p = lane;
+    for (; p + wave < nsl; p += 2 * wave) {  // two slices in flight
+      S a, b;
+      a.template load<false>(tb, p);
+      b.template load<false>(tb, p + wave);
+      acc += a.dot(p0 + p, sq, sd);
+      acc += b.dot(p0 + p + wave, sq, sd);
+    }
+    if (p < nsl) {
+      S a;
+      a.template load<false>(tb, p);
+      acc += a.dot(p0 + p, sq, sd);
+    }
+    if (ps.t == tiles - 1) {  // the row's last tile (the same for the whole wave)
+      acc = group_allreduce(acc, wave, [](float a, float b) { return a + b; });
+      if (lane == 0) out[ps.row] = acc;
+      acc = 0.f;
+    }
+    advance(ps);
+  };
+  uint4 ring[R][U];
+  Pos next{r0, 0}, cur{r0, 0};
+#pragma unroll
+  for (int j = 0; j < R; ++j) issue(ring[j], j, next);
+  quantize_row_shared4<S::kPerm, (Q == kQ4_0 || Q == kQ8_0)>(k, k_pad, x, sq, sd);  // swizzled for Whole
+  __syncthreads();                         // the activation visible to every wave
+  for (int st = 0; st < steps; st += R) {  // the same trip count for every lane of a wave
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      if (st + j < steps) {
+        consume(ring[j], cur);
+        issue(ring[j], st + j + R, next);
+      }
+    }
+  }
+}
 }  // namespace wk::q
 
 #define DEQ_KERNEL(Q, QS, T, TS)                                             \
@@ -814,3 +1054,20 @@ MMVQT_KERNELS(wk::q::kQ4_0, q4_0)
 MMVQT_KERNELS(wk::q::kQ8_0, q8_0)
 MMVQT_KERNELS(wk::q::kQ4_K, q4_K)
 MMVQT_KERNELS(wk::q::kQ6_K, q6_K)
+
+// One 512-thread block per multiprocessor (up to 128 registers on NVIDIA), U = 4
+// words a lane per tile, a ring of R = 4 tiles in flight.
+#define MMVQW_KERNEL(Q, QS, T, TS)                                                             \
+  extern "C" __global__ void __launch_bounds__(512, 1)                                         \
+      mmvqw_##QS##_##TS(int n, int k, int k_pad, int tile_blocks, int tiles, const uint8_t* w, \
+                        size_t w_row_bytes, const T* x, float* out) {                          \
+    wk::q::mmvqw<Q, 4, 4>(n, k, k_pad, tile_blocks, tiles, w, w_row_bytes, x, out);            \
+  }
+#define MMVQW_KERNELS(Q, QS)         \
+  MMVQW_KERNEL(Q, QS, float, f32)    \
+  MMVQW_KERNEL(Q, QS, wk::f16s, f16) \
+  MMVQW_KERNEL(Q, QS, wk::bf16s, bf16)
+MMVQW_KERNELS(wk::q::kQ4_0, q4_0)
+MMVQW_KERNELS(wk::q::kQ8_0, q8_0)
+MMVQW_KERNELS(wk::q::kQ4_K, q4_K)
+MMVQW_KERNELS(wk::q::kQ6_K, q6_K)
