@@ -279,8 +279,7 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
   const size_t tiles0 = (bpr + max_tb - 1) / max_tb;
   p.tile_blocks = ((bpr + tiles0 - 1) / tiles0 + align - 1) / align * align;
   p.tiles = (bpr + p.tile_blocks - 1) / p.tile_blocks;
-  // + 16: the whole-block readers load the 32-bit word after a block's last quants.
-  p.shmem = k_pad + k_pad / 8 + size_t(kWideBlock) * kWideU * 16 + 16;
+  p.shmem = k_pad + k_pad / 8 + size_t(kWideBlock) * kWideU * 16;
   return p.shmem <= kWideSharedMax;
 }
 

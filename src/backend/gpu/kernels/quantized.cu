@@ -432,70 +432,49 @@ struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
 
 // A whole Q4_0 / Q8_0 block a lane, read from shared memory (mmvqw's tiles: the
 // tile starts 16-byte aligned, block b of it at 18 b / 34 b, 2-byte aligned): the
-// quants as aligned 32-bit loads shifted into place, half the per-column overhead
-// of two Slice halves. Same interface as Slice (kPerBlock = 1).
-template <int N>
-__device__ __forceinline__ void lds_words(const uint8_t* p, uint32_t (&o)[N]) {
-  const int mis = int(reinterpret_cast<uintptr_t>(p) & 3u);        // 0 or 2
-  const uint32_t* a = reinterpret_cast<const uint32_t*>(p - mis);  // still a shared pointer
-  uint32_t r[N + 1];
-#pragma unroll
-  for (int i = 0; i <= N; ++i) r[i] = a[i];
-#pragma unroll
-  for (int i = 0; i < N; ++i) o[i] = funnel_r(r[i], r[i + 1], 8 * mis);
-}
+// quants as aligned 32-bit loads shifted into place (ldw), half the per-column
+// overhead of two Slice halves. Same interface as Slice (kPerBlock = 1).
 template <int Q>
-struct Whole;
-template <>
-struct Whole<kQ4_0> {
-  static constexpr int kPerBlock = 1, kPerm = 1;
-  uint32_t q[4], d;
+struct Whole {
+  static_assert(Q == kQ4_0 || Q == kQ8_0, "Whole: Q4_0 and Q8_0 only");
+  static constexpr int kPerBlock = 1, kPerm = Q == kQ4_0 ? 1 : 0, kWords = Q == kQ4_0 ? 4 : 8;
+  uint32_t q[kWords], d;
   template <bool G = false>
   __device__ __forceinline__ void load(const uint8_t* tile, int b) {
-    const uint8_t* blk = tile + size_t(b) * sizeof(BlockQ4_0);
-    lds_words<4>(blk + 2, q);
+    const uint8_t* blk = tile + size_t(b) * sizeof(typename Traits<Q>::Block);
+    ldw<kWords, false>(blk + 2, q);
     d = *reinterpret_cast<const uint16_t*>(blk);
   }
-  // The split activation (P1) of the block: bytes 16h..16h+15 hold the columns of
-  // quant bytes 8h..8h+7, low nibbles then high.
+  // Against the block's split activation: Q8_0 in column order (P0); Q4_0 in P1,
+  // where bytes 16h..16h+15 hold the columns of quant bytes 8h..8h+7, low nibbles
+  // then high.
   __device__ __forceinline__ float dot(int b, const int8_t* qs, const uint32_t* ds) const {
     const int sw = 16 * ((b >> 2) & 1);  // the halves' swizzle (see WideReader)
     const int4 a0 = ld_act(qs + 32 * size_t(b) + sw), a1 = ld_act(qs + 32 * size_t(b) + (16 - sw));
-    int s = wick_dp4a(int(q[0] & 0x0F0F0F0Fu), a0.x, 0);
-    s = wick_dp4a(int(q[1] & 0x0F0F0F0Fu), a0.y, s);
-    s = wick_dp4a(int((q[0] >> 4) & 0x0F0F0F0Fu), a0.z, s);
-    s = wick_dp4a(int((q[1] >> 4) & 0x0F0F0F0Fu), a0.w, s);
-    s = wick_dp4a(int(q[2] & 0x0F0F0F0Fu), a1.x, s);
-    s = wick_dp4a(int(q[3] & 0x0F0F0F0Fu), a1.y, s);
-    s = wick_dp4a(int((q[2] >> 4) & 0x0F0F0F0Fu), a1.z, s);
-    s = wick_dp4a(int((q[3] >> 4) & 0x0F0F0F0Fu), a1.w, s);
+    const int a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+    uint32_t v[8];
+    if constexpr (Q == kQ4_0) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        v[4 * h] = q[2 * h] & 0x0F0F0F0Fu;
+        v[4 * h + 1] = q[2 * h + 1] & 0x0F0F0F0Fu;
+        v[4 * h + 2] = (q[2 * h] >> 4) & 0x0F0F0F0Fu;
+        v[4 * h + 3] = (q[2 * h + 1] >> 4) & 0x0F0F0F0Fu;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[i] = q[i];
+    }
+    int s = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) s = wick_dp4a(int(v[i]), a[i], s);
     const uint32_t da = ds[b];
-    // value = d * (q - 8): sum = d * (dx * s - 8 * sx)
-    return hf(d) * (hf(da) * float(s) - 8.f * hf(da >> 16));
-  }
-};
-template <>
-struct Whole<kQ8_0> {
-  static constexpr int kPerBlock = 1, kPerm = 0;
-  uint32_t q[8], d;
-  template <bool G = false>
-  __device__ __forceinline__ void load(const uint8_t* tile, int b) {
-    const uint8_t* blk = tile + size_t(b) * sizeof(BlockQ8_0);
-    lds_words<8>(blk + 2, q);
-    d = *reinterpret_cast<const uint16_t*>(blk);
-  }
-  __device__ __forceinline__ float dot(int b, const int8_t* qs, const uint32_t* ds) const {
-    const int sw = 16 * ((b >> 2) & 1);  // the halves' swizzle (see WideReader)
-    const int4 a0 = ld_act(qs + 32 * size_t(b) + sw), a1 = ld_act(qs + 32 * size_t(b) + (16 - sw));
-    int s = wick_dp4a(int(q[0]), a0.x, 0);
-    s = wick_dp4a(int(q[1]), a0.y, s);
-    s = wick_dp4a(int(q[2]), a0.z, s);
-    s = wick_dp4a(int(q[3]), a0.w, s);
-    s = wick_dp4a(int(q[4]), a1.x, s);
-    s = wick_dp4a(int(q[5]), a1.y, s);
-    s = wick_dp4a(int(q[6]), a1.z, s);
-    s = wick_dp4a(int(q[7]), a1.w, s);
-    return hf(d) * (hf(ds[b]) * float(s));
+    if constexpr (Q == kQ4_0) {
+      // value = d * (q - 8): sum = d * (dx * s - 8 * sx)
+      return hf(d) * (hf(da) * float(s) - 8.f * hf(da >> 16));
+    } else {
+      return hf(d) * (hf(da) * float(s));
+    }
   }
 };
 // The reader mmvqw uses: whole blocks for Q4_0 / Q8_0, the mmvqs slices otherwise.
