@@ -24,11 +24,16 @@
 //       than quantize_q8_1s + mmvqs on the H200.
 //   mmvqt_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}_u{4|8}(n, k, k_pad, rows_per_block,
 //       tile_blocks, tiles, w, w_row_bytes, x, out): one row of x, weight rows
-//       16-byte aligned; x quantized by each block into shared memory (one thread per
-//       32 columns), rows streamed as plain 16-byte tiles (U words per lane) through
+//       16-byte aligned; x quantized by each block into shared memory
+//       (quantize_row_shared), rows streamed as plain 16-byte tiles (U words per lane) through
 //       each wave's shared-memory buffer, the next tile's loads issued before this
 //       tile's dot products; opt-in (WICK_QMV_KERNEL=tiled): slower than
 //       quantize_q8_1s + mmvqs on the H200 (bench/results/2026-11-21-h200-gpu-quant-3).
+//   mmvqw_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}(n, k, k_pad, tile_blocks, tiles, w,
+//       w_row_bytes, x, out): one row of x, weight rows 16-byte aligned, one launch:
+//       one block per multiprocessor quantizes x into shared memory, each wave streams
+//       its own range of rows as 16-byte tiles through a ring of register tiles; the
+//       batch-1 default for Q4_0, Q8_0 and Q6_K (bench/results/2026-11-21-h200-session3).
 //   dequantize_{q4_0|q8_0|q4_K|q6_K}_*: 16 elements of one block per thread
 //       (dequantize16), the other types 8 elements per thread.
 #include "quantized.cuh"
@@ -128,6 +133,25 @@ __device__ void dequantize16(size_t n, const uint8_t* src, T* out) {
   }
 }
 
+// The (f16 d, f16 d * sum) word of a Q8_1 group.
+__device__ __forceinline__ uint32_t ds_word(float d, int sum) {
+  return uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
+}
+
+// The reference Q8_1 values of a column v, one lane a column, 32 aligned lanes a
+// group (every lane of the wave calls): the lane's quant, the group's d and sum of quants.
+struct Q81Lane {
+  int q, sum;
+  float d;
+};
+__device__ __forceinline__ Q81Lane q8_1_lane(float v) {
+  const float amax = group_allreduce(fabsf(v), 32, [](float a, float b) { return fmaxf(a, b); });
+  const float d = amax / 127.f;
+  const float id = d != 0.f ? 1.f / d : 0.f;
+  const int q = int(roundf(v * id));
+  return Q81Lane{q, group_allreduce(q, 32, [](int a, int b) { return a + b; }), d};
+}
+
 // One thread per element of the padded rows; 32 aligned lanes make one block.
 template <class T>
 __device__ void quantize_q8_1(size_t m, size_t k, size_t k_pad, const T* x, uint8_t* out) {
@@ -135,17 +159,12 @@ __device__ void quantize_q8_1(size_t m, size_t k, size_t k_pad, const T* x, uint
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += size_t(gridDim.x) * blockDim.x) {
     const size_t r = i / k_pad, c = i % k_pad;
-    const float v = c < k ? load_f(x + r * k + c) : 0.f;
-    const float amax = group_allreduce(fabsf(v), 32, [](float a, float b) { return fmaxf(a, b); });
-    const float d = amax / 127.f;
-    const float id = d != 0.f ? 1.f / d : 0.f;
-    const int q = int(roundf(v * id));
-    const int sum = group_allreduce(q, 32, [](int a, int b) { return a + b; });
+    const Q81Lane l = q8_1_lane(c < k ? load_f(x + r * k + c) : 0.f);
     BlockQ8_1* blk = reinterpret_cast<BlockQ8_1*>(out + r * (k_pad / 32) * sizeof(BlockQ8_1)) + c / 32;
-    blk->qs[c % 32] = int8_t(q);
+    blk->qs[c % 32] = int8_t(l.q);
     if (c % 32 == 0) {
-      blk->d = f32_to_f16(d);
-      blk->s = f32_to_f16(float(sum) * d);
+      blk->d = f32_to_f16(l.d);
+      blk->s = f32_to_f16(float(l.sum) * l.d);
     }
   }
 }
@@ -238,14 +257,86 @@ __device__ void quantize_q8_1s(size_t m, size_t k, size_t k_pad, const T* x, int
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += size_t(gridDim.x) * blockDim.x) {
     const size_t r = i / k_pad, c = i % k_pad;
-    const float v = c < k ? load_f(x + r * k + c) : 0.f;
-    const float amax = group_allreduce(fabsf(v), 32, [](float a, float b) { return fmaxf(a, b); });
-    const float d = amax / 127.f;
-    const float id = d != 0.f ? 1.f / d : 0.f;
-    const int q = int(roundf(v * id));
-    const int sum = group_allreduce(q, 32, [](int a, int b) { return a + b; });
-    qs[r * k_pad + perm_pos<P>(c)] = int8_t(q);
-    if (c % 32 == 0) ds[i / 32] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
+    const Q81Lane l = q8_1_lane(c < k ? load_f(x + r * k + c) : 0.f);
+    qs[r * k_pad + perm_pos<P>(c)] = int8_t(l.q);
+    if (c % 32 == 0) ds[i / 32] = ds_word(l.d, l.sum);
+  }
+}
+
+// Elements c..c+3 of x as floats; vec: x is 16-byte aligned (c a multiple of 4).
+template <class T>
+__device__ __forceinline__ void load4(const T* __restrict__ x, int c, bool vec, float (&f)[4]) {
+  if (vec) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 t = *reinterpret_cast<const float4*>(x + c);
+      f[0] = t.x, f[1] = t.y, f[2] = t.z, f[3] = t.w;
+    } else {
+      const uint2 t = *reinterpret_cast<const uint2*>(x + c);
+      T h[4];
+      __builtin_memcpy(h, &t, sizeof(t));
+#pragma unroll
+      for (int i = 0; i < 4; ++i) f[i] = load_f(h + i);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) f[i] = load_f(x + c + i);
+  }
+}
+
+// One row x (k elements; zeros up to k_pad) quantized into shared memory in the
+// split layout of quantize_q8_1s with permutation P (sq: k_pad bytes, sd: k_pad / 32
+// words): the reference's values (amax of the group, d = amax / 127, q = round(v /
+// d), the sum of q), 4 threads per 32-column group, 8 columns each (every
+// permutation keeps runs of 8 columns, 8-aligned, together). Every thread of the
+// block calls it (blockDim.x a multiple of the wave). Swz (mmvqw's whole-block
+// readers, Part<Q, 1>): the two 16-byte halves of a group are swapped in groups
+// whose index has bit 2 set, so that the eight lanes of one 16-byte shared-memory
+// access (groups at a 32-byte stride) hit distinct banks. J: quads a thread has in
+// flight (4 for mmvqw, whose x loads overlap its first tiles; 1 where registers are few).
+template <int P, bool Swz, int J, class T>
+__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, uint32_t* sd) {
+  const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
+  const int quads = k_pad / 8, bd = int(blockDim.x);
+  // k_pad / 8 is a multiple of 64: whole waves take each quad, so the 4-lane groups
+  // below shuffle with every lane present. J quads a thread at a time, their loads
+  // issued before any arithmetic (x comes from L2 or HBM).
+  for (int t0 = int(threadIdx.x); t0 < quads; t0 += J * bd) {
+    float f[J][8];
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int c0 = 8 * (t0 + j * bd);
+      if (c0 + 8 <= k) {
+        load4(x, c0, vec, *reinterpret_cast<float(*)[4]>(f[j]));
+        load4(x, c0 + 4, vec, *reinterpret_cast<float(*)[4]>(f[j] + 4));
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) f[j][i] = c0 + i < k ? load_f(x + c0 + i) : 0.f;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int t = t0 + j * bd;
+      if (t >= quads) break;  // the same for the whole wave
+      float amax = 0.f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(f[j][i]));
+      amax = group_allreduce(amax, 4, [](float a, float b) { return fmaxf(a, b); });
+      const float d = amax / 127.f;
+      const float id = d != 0.f ? 1.f / d : 0.f;
+      int sum = 0;
+      uint32_t word[2] = {0u, 0u};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int q = int(roundf(f[j][i] * id));
+        sum += q;
+        word[i / 4] |= uint32_t(q & 0xFF) << (8 * (i % 4));
+      }
+      sum = group_allreduce(sum, 4, [](int a, int b) { return a + b; });
+      size_t pos = perm_pos<P>(size_t(8 * t));
+      if (Swz) pos ^= ((pos >> 7) & 1u) << 4;
+      *reinterpret_cast<uint2*>(sq + pos) = make_uint2(word[0], word[1]);
+      if (t % 4 == 0) sd[t / 4] = ds_word(d, sum);
+    }
   }
 }
 
@@ -310,48 +401,68 @@ __device__ __forceinline__ int4 ld_act(const int8_t* p) { return *reinterpret_ca
 // One lane's slice of a block: its raw words, loaded before any arithmetic.
 template <int Q>
 struct Slice;
-template <>
-struct Slice<kQ4_0> {  // 2 lanes per block, 16 columns each
-  static constexpr int kPerBlock = 2, kCols = 16, kPerm = 1, kFusedU = 4;
-  uint32_t q[2], d;
+// Q4_0 / Q8_0 blocks read as P parts of 32 / P columns, one a lane: P = 2 are the
+// mmvqs slices (16 columns a lane), P = 1 mmvqw's whole blocks (read from its
+// shared-memory tiles: a tile starts 16-byte aligned, so block b is 2-byte aligned
+// and ldw shifts its quants into place). The activation part of slice p: mmvqs's
+// split layout at 16 p; for whole blocks, two 16-byte halves swapped where the
+// group's bit 2 is set (the swizzle of quantize_row_shared).
+template <int Q, int P>
+struct Part {
+  static_assert(Q == kQ4_0 || Q == kQ8_0, "Part: Q4_0 and Q8_0 only");
+  static constexpr int kPerBlock = P, kCols = 32 / P, kPerm = Q == kQ4_0 ? 1 : 0, kFusedU = 4;
+  static constexpr int kWords = (Q == kQ4_0 ? 4 : 8) / P;  // raw quant words a lane
+  uint32_t q[kWords], d;
   template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
-    const uint8_t* blk = row + size_t(p / 2) * sizeof(BlockQ4_0);
-    ldw<2, G>(blk + 2 + 8 * (p % 2), q);
+    const uint8_t* blk = row + size_t(p / P) * sizeof(typename Traits<Q>::Block);
+    ldw<kWords, G>(blk + 2 + 4 * kWords * (p % P), q);
     d = ldh<G>(blk);
   }
-  // Sum over the slice of w * a (a: the activation row's split qs and ds).
+  // Sum over the part of w * a (a: the activation row's split qs and ds).
   __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
-    const int4 a = ld_act(qs + 16 * size_t(p));
-    int s = wick_dp4a(int(q[0] & 0x0F0F0F0Fu), a.x, 0);
-    s = wick_dp4a(int(q[1] & 0x0F0F0F0Fu), a.y, s);
-    s = wick_dp4a(int((q[0] >> 4) & 0x0F0F0F0Fu), a.z, s);
-    s = wick_dp4a(int((q[1] >> 4) & 0x0F0F0F0Fu), a.w, s);
-    const uint32_t da = ds[p / 2];
-    // value = d * (q - 8): the -8 * d * sum(a) term once per block, by lane 0 of it.
-    const float m = p % 2 == 0 ? 8.f * hf(da >> 16) : 0.f;
-    return hf(d) * (hf(da) * float(s) - m);
+    int a[8];
+    if constexpr (P == 2) {
+      const int4 v = ld_act(qs + 16 * size_t(p));
+      a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+    } else {
+      const int sw = 16 * ((p >> 2) & 1);
+      const int4 v0 = ld_act(qs + 32 * size_t(p) + sw), v1 = ld_act(qs + 32 * size_t(p) + (16 - sw));
+      a[0] = v0.x, a[1] = v0.y, a[2] = v0.z, a[3] = v0.w, a[4] = v1.x, a[5] = v1.y, a[6] = v1.z, a[7] = v1.w;
+    }
+    // int8 words in the activation's order: Q8_0 as stored; Q4_0 per pair of raw
+    // words (the split P1 order), low nibbles then high.
+    constexpr int kN = 32 / P / 4;
+    uint32_t v[kN];
+    if constexpr (Q == kQ4_0) {
+#pragma unroll
+      for (int h = 0; h < kWords / 2; ++h) {
+        v[4 * h] = q[2 * h] & 0x0F0F0F0Fu;
+        v[4 * h + 1] = q[2 * h + 1] & 0x0F0F0F0Fu;
+        v[4 * h + 2] = (q[2 * h] >> 4) & 0x0F0F0F0Fu;
+        v[4 * h + 3] = (q[2 * h + 1] >> 4) & 0x0F0F0F0Fu;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kN; ++i) v[i] = q[i];
+    }
+    int s = 0;
+#pragma unroll
+    for (int i = 0; i < kN; ++i) s = wick_dp4a(int(v[i]), a[i], s);
+    const uint32_t da = ds[p / P];
+    if constexpr (Q == kQ4_0) {
+      // value = d * (q - 8): the -8 * d * sum(a) term once per block, by its first part.
+      const float m = p % P == 0 ? 8.f * hf(da >> 16) : 0.f;
+      return hf(d) * (hf(da) * float(s) - m);
+    } else {
+      return hf(d) * (hf(da) * float(s));
+    }
   }
 };
 template <>
-struct Slice<kQ8_0> {  // 2 lanes per block, 16 columns each
-  static constexpr int kPerBlock = 2, kCols = 16, kPerm = 0, kFusedU = 4;
-  uint32_t q[4], d;
-  template <bool G = true>
-  __device__ __forceinline__ void load(const uint8_t* row, int p) {
-    const uint8_t* blk = row + size_t(p / 2) * sizeof(BlockQ8_0);
-    ldw<4, G>(blk + 2 + 16 * (p % 2), q);
-    d = ldh<G>(blk);
-  }
-  __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
-    const int4 a = ld_act(qs + 16 * size_t(p));
-    int s = wick_dp4a(int(q[0]), a.x, 0);
-    s = wick_dp4a(int(q[1]), a.y, s);
-    s = wick_dp4a(int(q[2]), a.z, s);
-    s = wick_dp4a(int(q[3]), a.w, s);
-    return hf(d) * (hf(ds[p / 2]) * float(s));
-  }
-};
+struct Slice<kQ4_0> : Part<kQ4_0, 2> {};
+template <>
+struct Slice<kQ8_0> : Part<kQ8_0, 2> {};
 template <>
 struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte aligned
   static constexpr int kPerBlock = 8, kCols = 32, kPerm = 2, kFusedU = 2;
@@ -430,68 +541,19 @@ struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
   }
 };
 
-// A whole Q4_0 / Q8_0 block a lane, read from shared memory (mmvqw's tiles: the
-// tile starts 16-byte aligned, block b of it at 18 b / 34 b, 2-byte aligned): the
-// quants as aligned 32-bit loads shifted into place (ldw), half the per-column
-// overhead of two Slice halves. Same interface as Slice (kPerBlock = 1).
-template <int Q>
-struct Whole {
-  static_assert(Q == kQ4_0 || Q == kQ8_0, "Whole: Q4_0 and Q8_0 only");
-  static constexpr int kPerBlock = 1, kPerm = Q == kQ4_0 ? 1 : 0, kWords = Q == kQ4_0 ? 4 : 8;
-  uint32_t q[kWords], d;
-  template <bool G = false>
-  __device__ __forceinline__ void load(const uint8_t* tile, int b) {
-    const uint8_t* blk = tile + size_t(b) * sizeof(typename Traits<Q>::Block);
-    ldw<kWords, false>(blk + 2, q);
-    d = *reinterpret_cast<const uint16_t*>(blk);
-  }
-  // Against the block's split activation: Q8_0 in column order (P0); Q4_0 in P1,
-  // where bytes 16h..16h+15 hold the columns of quant bytes 8h..8h+7, low nibbles
-  // then high.
-  __device__ __forceinline__ float dot(int b, const int8_t* qs, const uint32_t* ds) const {
-    const int sw = 16 * ((b >> 2) & 1);  // the halves' swizzle (see WideReader)
-    const int4 a0 = ld_act(qs + 32 * size_t(b) + sw), a1 = ld_act(qs + 32 * size_t(b) + (16 - sw));
-    const int a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-    uint32_t v[8];
-    if constexpr (Q == kQ4_0) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        v[4 * h] = q[2 * h] & 0x0F0F0F0Fu;
-        v[4 * h + 1] = q[2 * h + 1] & 0x0F0F0F0Fu;
-        v[4 * h + 2] = (q[2 * h] >> 4) & 0x0F0F0F0Fu;
-        v[4 * h + 3] = (q[2 * h + 1] >> 4) & 0x0F0F0F0Fu;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] = q[i];
-    }
-    int s = 0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) s = wick_dp4a(int(v[i]), a[i], s);
-    const uint32_t da = ds[b];
-    if constexpr (Q == kQ4_0) {
-      // value = d * (q - 8): sum = d * (dx * s - 8 * sx)
-      return hf(d) * (hf(da) * float(s) - 8.f * hf(da >> 16));
-    } else {
-      return hf(d) * (hf(da) * float(s));
-    }
-  }
-};
-// The reader mmvqw uses: whole blocks for Q4_0 / Q8_0, the mmvqs slices otherwise.
-// Whole readers: the two 16-byte halves of a 32-column group of the split activation are
-// swapped in groups whose index has bit 2 set, so that the eight lanes of a 16-byte
-// shared-memory access (groups b..b+7 at a 32-byte stride) hit distinct banks.
+// The reader mmvqw uses: whole blocks (Part<Q, 1>) for Q4_0 / Q8_0, the mmvqs slices
+// otherwise.
 template <int Q>
 struct WideReader {
   using type = Slice<Q>;
 };
 template <>
 struct WideReader<kQ4_0> {
-  using type = Whole<kQ4_0>;
+  using type = Part<kQ4_0, 1>;
 };
 template <>
 struct WideReader<kQ8_0> {
-  using type = Whole<kQ8_0>;
+  using type = Part<kQ8_0, 1>;
 };
 
 // One wave per weight row; lane `lane` takes slices lane, lane + wave, ... of the
@@ -557,18 +619,7 @@ __device__ void mmvqf(int n, int k, int k_pad, int rows_per_wave, const uint8_t*
     for (int u = 0; u < U; ++u)
       if (lane + u * wave < slices) nxt[u].load(wr, lane + u * wave);
   }
-  // quantize_q8_1s for this one row, into shared memory (k_pad is a multiple of the
-  // block size, so every thread takes the same number of steps).
-  for (int c = int(threadIdx.x); c < k_pad; c += int(blockDim.x)) {
-    const float v = c < k ? load_f(x + c) : 0.f;
-    const float amax = group_allreduce(fabsf(v), 32, [](float a, float b) { return fmaxf(a, b); });
-    const float d = amax / 127.f;
-    const float id = d != 0.f ? 1.f / d : 0.f;
-    const int q = int(roundf(v * id));
-    const int sum = group_allreduce(q, 32, [](int a, int b) { return a + b; });
-    sq[perm_pos<S::kPerm>(size_t(c))] = int8_t(q);
-    if (c % 32 == 0) sd[c / 32] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
-  }
+  quantize_row_shared<S::kPerm, false, 1>(k, k_pad, x, sq, sd);
   __syncthreads();
   float acc = 0.f;
   for (int t = 0; t < steps; ++t) {
@@ -603,79 +654,6 @@ __device__ __forceinline__ void wave_sync() {
 #else
   __syncwarp();
 #endif
-}
-
-// One row x (k elements, k a multiple of 32; zeros up to k_pad) quantized into
-// shared memory in the split layout of quantize_q8_1s with permutation P (sq: k_pad
-// bytes, sd: k_pad / 32 words), one thread per 32-column group: the reference's
-// values (amax of the group, d = amax / 127, q = round(v / d), the sum of q) without
-// its shuffles. Every permutation keeps runs of 8 columns (8-aligned) together, so a
-// group is stored as four 8-byte words.
-// Elements c..c+3 of x as floats; vec: x is 16-byte aligned (c a multiple of 4).
-template <class T>
-__device__ __forceinline__ void load4(const T* __restrict__ x, int c, bool vec, float (&f)[4]) {
-  if (vec) {
-    if constexpr (sizeof(T) == 4) {
-      const float4 t = *reinterpret_cast<const float4*>(x + c);
-      f[0] = t.x, f[1] = t.y, f[2] = t.z, f[3] = t.w;
-    } else {
-      const uint2 t = *reinterpret_cast<const uint2*>(x + c);
-      T h[4];
-      __builtin_memcpy(h, &t, sizeof(t));
-#pragma unroll
-      for (int i = 0; i < 4; ++i) f[i] = load_f(h + i);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) f[i] = load_f(x + c + i);
-  }
-}
-
-// One row x (k elements, k a multiple of 32; zeros up to k_pad) quantized into
-// shared memory in the split layout of quantize_q8_1s with permutation P (sq: k_pad
-// bytes, sd: k_pad / 32 words), one thread per 32-column group: the reference's
-// values (amax of the group, d = amax / 127, q = round(v / d), the sum of q) without
-// its shuffles. The group is read twice (amax, then the quants; the second from
-// L1) so few registers stay live. Every permutation keeps runs of 8 columns
-// (8-aligned) together, so a group is stored as four 8-byte words.
-template <int P, class T>
-__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, uint32_t* sd) {
-  const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
-  for (int g = int(threadIdx.x); g < k_pad / 32; g += int(blockDim.x)) {
-    const int c0 = 32 * g;
-    float amax = 0.f;
-    if (c0 < k) {
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        float f[4];
-        load4(x, c0 + 4 * j, vec, f);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) amax = fmaxf(amax, fabsf(f[i]));
-      }
-    }
-    const float d = amax / 127.f;
-    const float id = d != 0.f ? 1.f / d : 0.f;
-    int sum = 0;
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      uint32_t word[2] = {0u, 0u};
-      if (c0 < k) {
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          float f[4];
-          load4(x, c0 + 8 * r + 4 * j, vec, f);
-#pragma unroll
-          for (int b = 0; b < 4; ++b) {
-            const int q = int(roundf(f[b] * id));
-            sum += q;
-            word[j] |= uint32_t(q & 0xFF) << (8 * b);
-          }
-        }
-      }
-      *reinterpret_cast<uint2*>(sq + perm_pos<P>(size_t(c0 + 8 * r))) = make_uint2(word[0], word[1]);
-    }
-    sd[g] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
-  }
 }
 
 // out (n) f32 = one row of x times n weight rows whose bytes start 16-byte aligned
@@ -731,7 +709,7 @@ __device__ void mmvqt(int n, int k, int k_pad, int rows_per_block, int tile_bloc
   };
   int s = wave_id;
   load_step(s);  // in flight while x is quantized
-  quantize_row_shared<S::kPerm>(k, k_pad, x, sq, sd);
+  quantize_row_shared<S::kPerm, false, 1>(k, k_pad, x, sq, sd);
   store_step(s);
   __syncthreads();  // the activation and every wave's first tile visible
   const uint8_t* tb = reinterpret_cast<const uint8_t*>(tile);
@@ -768,55 +746,9 @@ __device__ void mmvqt(int n, int k, int k_pad, int rows_per_block, int tile_bloc
 // multiple of 16 bytes, at most U 16-byte words a lane). The tiles stream through a
 // ring of R register buffers, loaded as plain coalesced 16-byte words R tiles
 // ahead of the one being computed; a tile is stored to the wave's shared-memory
-// buffer and read back by the Slice readers of mmvqs. A row's sum stays in the
-// lanes until its last tile, then one wave reduction (deterministic).
-template <int P, bool Swz, class T>
-__device__ void quantize_row_shared4(int k, int k_pad, const T* __restrict__ x, int8_t* sq, uint32_t* sd) {
-  const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
-  const int quads = k_pad / 8, bd = int(blockDim.x);
-  // k_pad / 8 is a multiple of 64: whole waves take each quad, so the 4-lane groups
-  // below shuffle with every lane present. Up to four quads a thread, their loads
-  // issued before any arithmetic (x comes from L2 or HBM).
-  for (int t0 = int(threadIdx.x); t0 < quads; t0 += 4 * bd) {
-    float f[4][8];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int c0 = 8 * (t0 + j * bd);
-      if (c0 + 8 <= k) {
-        load4(x, c0, vec, *reinterpret_cast<float(*)[4]>(f[j]));
-        load4(x, c0 + 4, vec, *reinterpret_cast<float(*)[4]>(f[j] + 4));
-      } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) f[j][i] = c0 + i < k ? load_f(x + c0 + i) : 0.f;
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int t = t0 + j * bd;
-      if (t >= quads) break;  // the same for the whole wave
-      float amax = 0.f;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) amax = fmaxf(amax, fabsf(f[j][i]));
-      amax = group_allreduce(amax, 4, [](float a, float b) { return fmaxf(a, b); });
-      const float d = amax / 127.f;
-      const float id = d != 0.f ? 1.f / d : 0.f;
-      int sum = 0;
-      uint32_t word[2] = {0u, 0u};
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const int q = int(roundf(f[j][i] * id));
-        sum += q;
-        word[i / 4] |= uint32_t(q & 0xFF) << (8 * (i % 4));
-      }
-      sum = group_allreduce(sum, 4, [](int a, int b) { return a + b; });
-      size_t pos = perm_pos<P>(size_t(8 * t));
-      if (Swz) pos ^= ((pos >> 7) & 1u) << 4;
-      *reinterpret_cast<uint2*>(sq + pos) = make_uint2(word[0], word[1]);
-      if (t % 4 == 0) sd[t / 4] = uint32_t(f32_to_f16(d)) | uint32_t(f32_to_f16(float(sum) * d)) << 16;
-    }
-  }
-}
-
+// buffer and read back: whole blocks a lane for Q4_0 / Q8_0 (Part<Q, 1>), the
+// mmvqs slices for Q4_K / Q6_K. A row's sum stays in the lanes until its last
+// tile, then one wave reduction (deterministic).
 template <int Q, int U, int R, class T>
 __device__ void mmvqw(int n, int k, int k_pad, int tile_blocks, int tiles, const uint8_t* __restrict__ w,
                       size_t w_row_bytes, const T* __restrict__ x, float* __restrict__ out) {
@@ -889,8 +821,9 @@ __device__ void mmvqw(int n, int k, int k_pad, int tile_blocks, int tiles, const
   Pos next{r0, 0}, cur{r0, 0};
 #pragma unroll
   for (int j = 0; j < R; ++j) issue(ring[j], j, next);
-  quantize_row_shared4<S::kPerm, (Q == kQ4_0 || Q == kQ8_0)>(k, k_pad, x, sq, sd);  // swizzled for Whole
-  __syncthreads();                         // the activation visible to every wave
+  quantize_row_shared<S::kPerm, (Q == kQ4_0 || Q == kQ8_0), 4>(k, k_pad, x, sq,
+                                                               sd);  // swizzled for Part<Q, 1>
+  __syncthreads();                                                   // the activation visible to every wave
   for (int st = 0; st < steps; st += R) {  // the same trip count for every lane of a wave
 #pragma unroll
     for (int j = 0; j < R; ++j) {
