@@ -205,16 +205,13 @@ TEST(GpuQmatmulRowThreads, EveryRowSplitGivesTheCpuResult) {
   ::unsetenv("WICK_QMV_ROW_THREADS");
 }
 
-// Q4_0, Q8_0, Q4_K and Q6_K take the mmvqs kernels (split, permuted activations)
-// by default, the mmvqf kernels (one row of x, quantized in shared memory) with
-// WICK_QMV_KERNEL=fused, the mmvqt kernels (one row of x, 16-byte aligned rows:
-// here Q4_0, Q8_0 and Q4_K; Q6_K rows of k = 4352, 3570 bytes, fall back to mmvqs) with
-// WICK_QMV_KERNEL=tiled and the generic mmvq kernels with WICK_QMV_KERNEL=generic:
-// each within NMSE 5e-4 of the CPU at a bench-like k
+// Q4_0, Q8_0, Q4_K and Q6_K rows of k = 4352 (not a multiple of the 1024 columns
+// of mmvqw's rounds) take the mmvqs kernels (split, permuted activations) by
+// default and with WICK_QMV_KERNEL=split, the generic mmvq kernels with
+// WICK_QMV_KERNEL=generic: each within NMSE 5e-4 of the CPU at a bench-like k
 // (4352 = 17 * 256: not a multiple of the 512 padding; more slices per row than a
 // wave has lanes, so several steps per row), for n = 70 (a partial block of rows)
-// with 1, 3 and 8 rows of x, and n = 4500 with one row (more rows than four blocks
-// per multiprocessor have waves on the H200, so mmvqf waves take several rows).
+// with 1, 3 and 8 rows of x, and n = 4500 with one row.
 TEST(GpuQmatmulKernels, EveryMatVecKernelGivesTheCpuResult) {
   REQUIRE_GPU();
   const size_t k = 4352;
@@ -228,7 +225,7 @@ TEST(GpuQmatmulKernels, EveryMatVecKernelGivesTheCpuResult) {
       Tensor x = Tensor::from_vector(normal_values(c.m * k, 62), Shape{c.m, k});
       const std::vector<float> want = qmatmul(x, w).to_vector<float>();
       Tensor xg = x.to_device(kGpu);
-      for (const char* kernel : {"default", "tiled", "fused", "generic"}) {
+      for (const char* kernel : {"default", "split", "generic"}) {
         ::setenv("WICK_QMV_KERNEL", kernel, 1);
         const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
         EXPECT_LE(nmse(got, want), 5e-4)
@@ -258,7 +255,7 @@ TEST(GpuQmatmulKernels, HandBuiltQ4_0BlockGivesTheExactDot) {
     want += 0.5 * double(q - 8) * double(xv[size_t(j)]);
   }
   Tensor x = Tensor::from_vector(xv, Shape{1, 32}, kGpu);
-  for (const char* kernel : {"default", "tiled", "fused", "generic"}) {
+  for (const char* kernel : {"default", "split", "generic"}) {
     ::setenv("WICK_QMV_KERNEL", kernel, 1);
     const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
     ASSERT_EQ(got.size(), 1u);
@@ -281,64 +278,19 @@ double q8_1_dot(const QTensor& w_row, const Tensor& x_f32) {
   return s;
 }
 
-// WICK_QMV_KERNEL=tiled takes, for Q4_0, Q8_0, Q4_K and Q6_K rows of a multiple of
-// 16 bytes and one row of x, mmvqt (x quantized in shared memory, rows streamed as
-// 16-byte tiles): within NMSE 5e-4 of the CPU for k = 4096 (one to three tiles per
-// row; Q6_K rows of 3360 bytes) and k = 14336 (four to eight tiles per row), n = 7
-// (a partial block of rows), 67 and 1501 (odd; several rows per block), at both tile
-// sizes (WICK_QMV_TILE_U 4 and 8), for f32 and bf16 x; n = 1 against q8_1_dot.
-TEST(GpuQmatmulTiled, AlignedRowsGiveTheCpuResultAtBothTileSizes) {
-  REQUIRE_GPU();
-  ::setenv("WICK_QMV_KERNEL", "tiled", 1);
-  for (size_t k : {size_t(4096), size_t(14336)}) {
-    for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
-      ASSERT_EQ(ggml_row_size(t, k) % 16, 0u) << ggml_type_name(t) << " k=" << k;
-      for (size_t n : {size_t(1), size_t(7), size_t(67), size_t(1501)}) {
-        if (k == 14336 && n == 1501) continue;  // the k = 4096 case covers many rows per block
-        QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 71), Shape{n, k}), t);
-        QTensor wg = w.to_device(kGpu);
-        Tensor x = Tensor::from_vector(normal_values(k, 72), Shape{1, k});
-        Tensor xb32 = x.to_dtype(DType::BF16).to_dtype(DType::F32);
-        std::vector<float> want, want_b;
-        if (n == 1) {
-          want = {float(q8_1_dot(w, x))};
-          want_b = {float(q8_1_dot(w, xb32))};
-        } else {
-          want = qmatmul(x, w).to_vector<float>();
-          want_b = qmatmul(xb32, w).to_vector<float>();
-        }
-        Tensor xg = x.to_device(kGpu);
-        Tensor xbg = x.to_dtype(DType::BF16).to_device(kGpu);
-        for (const char* u : {"4", "8"}) {
-          ::setenv("WICK_QMV_TILE_U", u, 1);
-          const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
-          EXPECT_LE(nmse(got, want), 5e-4) << ggml_type_name(t) << " k=" << k << " n=" << n << " U=" << u;
-          Tensor gb = qmatmul(xbg, wg, QMatmulPath::MatVec);
-          ASSERT_EQ(gb.dtype(), DType::BF16);
-          EXPECT_LE(nmse(gb.to_dtype(DType::F32).to_vector<float>(), want_b), 5e-4)
-              << ggml_type_name(t) << " bf16 k=" << k << " n=" << n << " U=" << u;
-        }
-        ::unsetenv("WICK_QMV_TILE_U");
-      }
-    }
-  }
-  ::unsetenv("WICK_QMV_KERNEL");
-}
-
 // x starting 4 bytes past a 16-byte boundary (a narrowed row) takes the scalar
-// activation loads of mmvqt (WICK_QMV_KERNEL=tiled) and of mmvqw (the default):
-// same NMSE bound.
-TEST(GpuQmatmulTiled, UnalignedActivationRowGivesTheCpuResult) {
+// activation loads of mmvqw (the default): same NMSE bound as mmvqs.
+TEST(GpuQmatmulWide, UnalignedActivationRowGivesTheCpuResult) {
   REQUIRE_GPU();
   const size_t n = 45, k = 4096;
-  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q6_K}) {
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
     QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 81), Shape{n, k}), t);
     Tensor big = Tensor::from_vector(normal_values(k + 1, 82), Shape{1, k + 1});
     Tensor x = big.narrow(1, 1, k);
     const std::vector<float> want = qmatmul(x.contiguous(), w).to_vector<float>();
     Tensor xg = big.to_device(kGpu).narrow(1, 1, k);
     QTensor wg = w.to_device(kGpu);
-    for (const char* kernel : {"tiled", "default"}) {
+    for (const char* kernel : {"default", "split"}) {
       ::setenv("WICK_QMV_KERNEL", kernel, 1);
       const std::vector<float> got = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
       ::unsetenv("WICK_QMV_KERNEL");
@@ -347,14 +299,15 @@ TEST(GpuQmatmulTiled, UnalignedActivationRowGivesTheCpuResult) {
   }
 }
 
-// Eight hand-built Q4_0 blocks (144 bytes: a 16-byte aligned row, so
-// WICK_QMV_KERNEL=tiled takes mmvqt), block b with d = 0.5 and quant j = (j + b) % 16 for j <
-// 16, 15 - (j + b) % 16 above, against x whose every 32-group has largest magnitude
-// 127 (Q8_1 d = 1, x exact) and an exact f16 sum: the dot is exact, computed here in
-// float64. Every kernel family must give it.
-TEST(GpuQmatmulTiled, HandBuiltQ4_0RowGivesTheExactDot) {
+// A hand-built Q4_0 row of 32 blocks (k = 1024: one mmvqw round, each lane a block;
+// 576 bytes, 16-byte aligned), block b with d = 0.5 and quant j = (j + b) % 16 for
+// j < 16, 15 - (j + b) % 16 above, against x whose every 32-group has largest
+// magnitude 127 (Q8_1 d = 1, x exact) and a sum below 2048 in magnitude (exact in
+// f16): the dot is exact, computed here in float64. Every kernel family gives it,
+// odd blocks (quants 4-byte aligned) and even ones (2 bytes off) alike.
+TEST(GpuQmatmulWide, HandBuiltQ4_0RowGivesTheExactDot) {
   REQUIRE_GPU();
-  const int blocks = 8, k = 32 * blocks;
+  const int blocks = 32, k = 32 * blocks;
   std::vector<uint8_t> row(18 * blocks);
   std::vector<float> xv(k);
   double want = 0;
@@ -364,7 +317,7 @@ TEST(GpuQmatmulTiled, HandBuiltQ4_0RowGivesTheExactDot) {
     blk[1] = 0x38;  // f16 0.5
     for (int j = 0; j < 16; ++j) blk[2 + j] = uint8_t(((j + b) % 16) | ((15 - (j + b) % 16) << 4));
     for (int j = 0; j < 32; ++j) {
-      const float v = (j + b) % 3 == 0 ? 127.f : float(-100 + 7 * b);
+      const float v = (j + b) % 3 == 0 ? 127.f : float(-100 + 3 * b);
       xv[size_t(32 * b + j)] = v;
       const int q = j < 16 ? (j + b) % 16 : 15 - (j - 16 + b) % 16;
       want += 0.5 * double(q - 8) * double(v);
@@ -372,7 +325,7 @@ TEST(GpuQmatmulTiled, HandBuiltQ4_0RowGivesTheExactDot) {
   }
   QTensor w = QTensor::from_bytes(GgmlType::Q4_0, Shape{1, size_t(k)}, row.data(), row.size(), kGpu);
   Tensor x = Tensor::from_vector(xv, Shape{1, size_t(k)}, kGpu);
-  for (const char* kernel : {"default", "wide", "split", "tiled", "fused", "generic"}) {
+  for (const char* kernel : {"default", "wide", "split", "generic"}) {
     ::setenv("WICK_QMV_KERNEL", kernel, 1);
     const std::vector<float> got = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
     ASSERT_EQ(got.size(), 1u);
@@ -434,29 +387,46 @@ TEST(GpuQmatmulWide, RepeatedCallsAreBitIdentical) {
   }
 }
 
-// Where mmvqt does not apply WICK_QMV_KERNEL=tiled takes the default mmvqs, bit for
-// bit: Q6_K rows of k = 768 (630 bytes, not a multiple of 16), a Q8_0 row of k =
-// 32768 (its activation and tiles need more than 48 KB of shared memory), and batch
-// 2..8 (mmvqt is batch 1).
-TEST(GpuQmatmulTiled, WhereItDoesNotApplyTheDefaultIsMmvqs) {
+// Where mmvqw does not apply the default is mmvqs, bit for bit: Q6_K rows of k = 768
+// (630 bytes, not a multiple of 16), Q4_0 rows of k = 3584 (not a multiple of 1024),
+// Q4_K rows of k = 3072 (not a multiple of 2048) and batch 2..8 (mmvqw is batch 1).
+TEST(GpuQmatmulWide, WhereItDoesNotApplyTheDefaultIsMmvqs) {
   REQUIRE_GPU();
   struct Case {
     GgmlType t;
     size_t n, k, m;
   };
-  for (Case c : {Case{GgmlType::Q6_K, 19, 768, 1}, Case{GgmlType::Q8_0, 5, 32768, 1},
-                 Case{GgmlType::Q4_0, 33, 4096, 2}, Case{GgmlType::Q4_K, 33, 4096, 8}}) {
+  for (Case c : {Case{GgmlType::Q6_K, 19, 768, 1}, Case{GgmlType::Q4_0, 21, 3584, 1},
+                 Case{GgmlType::Q4_K, 23, 3072, 1}, Case{GgmlType::Q4_0, 33, 4096, 2},
+                 Case{GgmlType::Q4_K, 33, 4096, 8}}) {
     QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(c.n * c.k, 91), Shape{c.n, c.k}), c.t);
     Tensor x = Tensor::from_vector(normal_values(c.m * c.k, 92), Shape{c.m, c.k});
     const std::vector<float> want = qmatmul(x, w).to_vector<float>();
     QTensor wg = w.to_device(kGpu);
     Tensor xg = x.to_device(kGpu);
     const std::vector<float> def = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
-    ::setenv("WICK_QMV_KERNEL", "tiled", 1);
-    const std::vector<float> tiled = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
+    ::setenv("WICK_QMV_KERNEL", "split", 1);
+    const std::vector<float> split = qmatmul(xg, wg, QMatmulPath::MatVec).to_vector<float>();
     ::unsetenv("WICK_QMV_KERNEL");
-    EXPECT_EQ(tiled, def) << ggml_type_name(c.t) << " k=" << c.k << " m=" << c.m;
+    EXPECT_EQ(split, def) << ggml_type_name(c.t) << " k=" << c.k << " m=" << c.m;
     EXPECT_LE(nmse(def, want), 5e-4) << ggml_type_name(c.t) << " k=" << c.k << " m=" << c.m;
+  }
+}
+
+// Rows too long for 16 teams' shared memory take blocks of fewer teams: Q8_0 rows of
+// k = 65536 (the activation (80 KB) and 16 teams' tiles (170 KB) exceed the H200's
+// 227 KB a block; 8 teams fit) and Q4_0 rows of k = 49152 (16 teams' 184 KB of tiles
+// beside 60 KB of activation: 8 teams). Within NMSE 5e-4 of the CPU.
+TEST(GpuQmatmulWide, LongRowsTakeSmallerBlocks) {
+  REQUIRE_GPU();
+  for (auto [t, k] : {std::pair{GgmlType::Q8_0, size_t(65536)}, std::pair{GgmlType::Q4_0, size_t(49152)}}) {
+    const size_t n = 37;
+    QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 93), Shape{n, k}), t);
+    Tensor x = Tensor::from_vector(normal_values(k, 94), Shape{1, k});
+    const std::vector<float> want = qmatmul(x, w).to_vector<float>();
+    const std::vector<float> got =
+        qmatmul(x.to_device(kGpu), w.to_device(kGpu), QMatmulPath::MatVec).to_vector<float>();
+    EXPECT_LE(nmse(got, want), 5e-4) << ggml_type_name(t) << " k=" << k;
   }
 }
 

@@ -177,6 +177,7 @@ struct GpuDeviceInfo {
   size_t total_memory = 0;
   int wave_size = 0;
   int multiprocessors = 0;
+  size_t shared_per_block = 0;  // the most dynamic shared memory a block may take
 };
 
 // What a loadable GPU backend (libwick-cuda.so, libwick-rocm.so) exports through

@@ -189,6 +189,7 @@ unsigned GpuDevice::grid_for(size_t items) const {
 void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem) {
   gpuFunction_t f = modules_.get_or_load_func(name, m);
   set_device(local_);
+  if (shmem > kSharedDefault) raise_shared_limit(f, name);
   gpuError_t err = gpuLaunch(f, grid, block, args, shmem, stream_);
   if (err != gpuSuccess) {
     (void)gpuGetLastError();
@@ -196,6 +197,19 @@ void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block,
         ErrorKind::GpuRuntime, "gpu",
         fmt::format("launch of kernel {} (grid {}x{}x{}, block {}x{}x{}) failed: {} ({})", name, grid.x,
                     grid.y, grid.z, block.x, block.y, block.z, gpuGetErrorName(err), gpuGetErrorString(err)));
+  }
+}
+
+void GpuDevice::raise_shared_limit(gpuFunction_t f, const std::string& name) {
+  std::lock_guard<std::mutex> lock(raised_mu_);
+  if (!raised_.insert(name).second) return;
+  const gpuError_t err = gpuRaiseSharedLimit(f, int(info_.shared_per_block), local_);
+  if (err != gpuSuccess) {
+    (void)gpuGetLastError();
+    raised_.erase(name);
+    throw_error(ErrorKind::GpuRuntime, "gpu",
+                fmt::format("raising the shared-memory limit of kernel {} to {} bytes failed: {} ({})", name,
+                            info_.shared_per_block, gpuGetErrorName(err), gpuGetErrorString(err)));
   }
 }
 
@@ -359,6 +373,7 @@ extern "C" __attribute__((visibility("default"))) wick::GpuBackend* wick_gpu_bac
     info.total_memory = p.totalGlobalMem;
     info.wave_size = p.warpSize;
     info.multiprocessors = p.multiProcessorCount;
+    info.shared_per_block = gpu_shared_per_block_max(p);
     infos.push_back(std::move(info));
     hw.push_back(i);
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "backend/backend.h"
@@ -124,7 +125,9 @@ class GpuDevice final : public BackendDevice {
   CachingAllocator& allocator() { return allocator_; }
 
   // Launches kernel `name` of module m on this device's stream; a failed launch
-  // throws Error(GpuRuntime) naming the kernel.
+  // throws Error(GpuRuntime) naming the kernel. Past kSharedDefault bytes of dynamic
+  // shared memory the kernel first opts in (once) to info().shared_per_block.
+  static constexpr size_t kSharedDefault = 48 * 1024;
   void launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem = 0);
   // Grid for a grid-stride kernel over `items` work items of blockDim threads.
   unsigned grid_for(size_t items) const;
@@ -159,6 +162,10 @@ class GpuDevice final : public BackendDevice {
   void* blas_handle_ = nullptr;       // gpublasHandle_t
   void* blas_lt_handle_ = nullptr;    // gpublasLtHandle_t
   void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes from the caching allocator, kept
+
+  void raise_shared_limit(gpuFunction_t f, const std::string& name);
+  std::mutex raised_mu_;
+  std::unordered_set<std::string> raised_;  // kernels opted in to info_.shared_per_block
 
   int local_, global_;
   GpuDeviceInfo info_;

@@ -1,21 +1,18 @@
 // Entry points of the QUANTIZED family (issue 5; kernels/quantized.cu): dequantize
 // packed ggml rows, and the quantized matmul by one of two paths (wick/quant.h):
-//   MatVec       x rows -> Q8_1 rows padded to a multiple of 512 elements (ggml's
-//                MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
+//   MatVec       One row of x with Q4_0, Q8_0, Q4_K or Q6_K weights whose rows are
+//                whole 16-byte words and k a multiple of mmvqw's round (1024
+//                columns; 2048 for Q4_K) takes mmvqw: one launch, x quantized in each
+//                block's shared memory, teams of 32 lanes streaming their rows
+//                through shared memory (bench/results/2026-11-21-h200-session4).
+//                Otherwise x rows -> Q8_1 rows padded to a multiple of 512 elements
+//                (ggml's MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
-//                weight row is read once per launch). One row of x with Q4_0, Q8_0
-//                or Q6_K weights whose rows start 16-byte aligned takes mmvqw: one
-//                launch, x quantized in each block's shared memory, one block per
-//                multiprocessor whose waves stream their rows as 16-byte tiles
-//                (bench/results/2026-11-21-h200-session3). Otherwise Q4_0, Q8_0, Q4_K
-//                and Q6_K weights take the mmvqs kernels (split, permuted activations;
-//                one wave per weight row). WICK_QMV_KERNEL picks another family:
-//                split (mmvqs), wide (mmvqw, Q4_K included), fused (mmvqf, one row
-//                of x: slower on the H200, bench/results/2026-11-21-h200-gpu-quant-2),
-//                tiled (mmvqt, one row of x: slower on the H200,
-//                bench/results/2026-11-21-h200-gpu-quant-3) or generic. Every other
-//                type, or a weight not 4-byte aligned (16 for Q4_K), takes the
-//                generic mmvq kernels (row_threads() per row);
+//                weight row is read once per launch): the mmvqs kernels for Q4_0,
+//                Q8_0, Q4_K and Q6_K (split, permuted activations; one wave per
+//                weight row), the generic mmvq kernels (row_threads() per row) for
+//                every other type or a weight not 4-byte aligned (16 for Q4_K).
+//                WICK_QMV_KERNEL=split|wide|generic picks a family where it applies.
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
 #include <fmt/format.h>
@@ -117,17 +114,14 @@ const std::string& quantize_split_name(int perm, DType xd) {
   return names[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
 }
 
-// The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "fused"
-// (mmvqf for one activation row), "tiled" (mmvqt for one activation row where it
-// applies), else the default (mmvqs; "split" names it too).
-enum class QmvKernel { Generic, Fused, Tiled, Split, Wide, Default };
+// The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "split"
+// (mmvqs), "wide" (mmvqw where it applies), else the default.
+enum class QmvKernel { Generic, Split, Wide, Default };
 QmvKernel requested_kernel() {
   const char* env = std::getenv("WICK_QMV_KERNEL");
   if (!env) return QmvKernel::Default;
   const std::string_view v(env);
   return v == "generic" ? QmvKernel::Generic
-         : v == "fused" ? QmvKernel::Fused
-         : v == "tiled" ? QmvKernel::Tiled
          : v == "split" ? QmvKernel::Split
          : v == "wide"  ? QmvKernel::Wide
                         : QmvKernel::Default;
@@ -140,147 +134,53 @@ bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
   return addr % 4 == 0;
 }
 
-// Shared memory of the fused kernel: the split activation row; at most the 48 KB a
-// block gets without opting in (k up to 43008).
-constexpr size_t kFusedSharedMax = 48 * 1024;
-size_t fused_shared_bytes(size_t k_pad) { return k_pad + k_pad / 32 * sizeof(uint32_t); }
-
-// mmvqf: one activation row, its quantization fused in. Waves take rows_per_wave
-// consecutive rows, as few as spread the rows over four 256-thread blocks per
-// multiprocessor (so one launch of resident blocks covers the weight).
-std::shared_ptr<GpuStorage> matvec_fused(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
-                                         const void* x, DType xd, size_t k_pad) {
-  static const auto names = [] {
-    std::array<std::array<std::string, 3>, 32> nm;
-    const DType dts[] = {DType::F32, DType::F16, DType::BF16};
-    for (GgmlType g : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K})
-      for (size_t d = 0; d < 3; ++d)
-        nm[size_t(g)][d] = fmt::format("mmvqf_{}_{}", ggml_type_name(g), dtype_name(dts[d]));
-    return nm;
-  }();
-  auto out = gpu_alloc(dev, n, DType::F32);
-  const size_t waves_per_block = kQuantBlock / wave_size(dev);
-  size_t blocks_per_sm = 4;  // WICK_QMV_FUSED_BPS (1..16) overrides, for tuning
-  if (const char* env = std::getenv("WICK_QMV_FUSED_BPS"))
-    blocks_per_sm = std::clamp<size_t>(std::strtoul(env, nullptr, 10), 1, 16);
-  const size_t cap = size_t(std::max(dev.info().multiprocessors, 1)) * blocks_per_sm * waves_per_block;
-  const size_t rows_per_wave = (n + cap - 1) / cap;
-  const size_t waves = (n + rows_per_wave - 1) / rows_per_wave;
-  const dim3 grid(unsigned((waves + waves_per_block - 1) / waves_per_block));
-  int ni = int(n), ki = int(k), kpi = int(k_pad), rpw = int(rows_per_wave);
-  size_t w_row = ggml_row_size(t, k);
-  float* o = static_cast<float*>(out->raw());
-  void* args[] = {&ni, &ki, &kpi, &rpw, const_cast<uint8_t**>(&w), &w_row, const_cast<void**>(&x), &o};
-  dev.launch(names[size_t(t)][xd == DType::F32   ? 0
-                              : xd == DType::F16 ? 1
-                                                 : 2],
-             Module::Quantized, grid, dim3(kQuantBlock), args, fused_shared_bytes(k_pad));
-  return out;
-}
-
-// mmvqt (batch 1, weight rows 16-byte aligned): launch geometry. Tiles of
-// tile_blocks whole blocks (a multiple of 16 bytes, at most U 16-byte words per lane
-// of a wave), as even as the row allows; blocks of 256 threads own rows_per_block
-// consecutive rows, as few as spread the rows over `bps` blocks per multiprocessor
-// (as many as stay resident: 4 at U = 4, 3 at U = 8). Shared memory: the split
-// activation row (k_pad + k_pad / 8 bytes), one tile per wave, one float per (row,
-// tile) step; where U = 8 needs more than a block gets without opting in, U = 4.
-// WICK_QMV_TILE_U (4 or 8) and WICK_QMV_TILED_BPS (1..16) override U = 4 and bps,
-// for tuning.
-struct TiledPlan {
-  int u = 4;
-  size_t tile_blocks = 0, tiles = 0, rows_per_block = 0, blocks = 0, shmem = 0;
-};
-constexpr size_t kTiledSharedMax = 48 * 1024;  // what a block gets without opting in
-constexpr size_t kTiledPartialsMax = 2048;     // (row, tile) slots per block
-
-bool plan_tiled_u(const GpuDevice& dev, GgmlType t, size_t n, size_t k, size_t k_pad, int u, TiledPlan& p) {
-  size_t bps = u == 8 ? 3 : 4;
-  if (const char* env = std::getenv("WICK_QMV_TILED_BPS"))
-    bps = std::clamp<size_t>(std::strtoul(env, nullptr, 10), 1, 16);
-  const size_t qk = ggml_block_size(t), bytes = ggml_type_size(t);
-  const size_t align = 16 / std::gcd(bytes, size_t(16));  // blocks per 16-byte multiple
-  const size_t tile_max = size_t(u) * wave_size(dev) * 16;
-  const size_t max_tb = tile_max / bytes / align * align;
-  const size_t bpr = k / qk;
-  if (max_tb == 0 || bpr == 0) return false;
-  p.u = u;
-  const size_t tiles0 = (bpr + max_tb - 1) / max_tb;
-  p.tile_blocks = ((bpr + tiles0 - 1) / tiles0 + align - 1) / align * align;
-  p.tiles = (bpr + p.tile_blocks - 1) / p.tile_blocks;
-  const size_t cap = size_t(std::max(dev.info().multiprocessors, 1)) * bps;
-  p.rows_per_block = (n + cap - 1) / cap;
-  if (p.rows_per_block * p.tiles > kTiledPartialsMax)
-    p.rows_per_block = std::max<size_t>(1, kTiledPartialsMax / p.tiles);
-  p.blocks = (n + p.rows_per_block - 1) / p.rows_per_block;
-  p.shmem =
-      k_pad + k_pad / 8 + size_t(kQuantBlock) * size_t(u) * 16 + p.rows_per_block * p.tiles * sizeof(float);
-  return p.rows_per_block * p.tiles <= kTiledPartialsMax && p.shmem <= kTiledSharedMax;
-}
-
-bool plan_tiled(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
-                TiledPlan& p) {
-  if (split_perm(t) < 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 ||
-      n > size_t(INT32_MAX))
-    return false;
-  int u = 4;
-  if (const char* env = std::getenv("WICK_QMV_TILE_U")) u = std::strtoul(env, nullptr, 10) == 8 ? 8 : 4;
-  return plan_tiled_u(dev, t, n, k, k_pad, u, p) || (u == 8 && plan_tiled_u(dev, t, n, k, k_pad, 4, p));
-}
-
-std::shared_ptr<GpuStorage> matvec_tiled(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
-                                         const void* x, DType xd, size_t k_pad, const TiledPlan& p) {
-  static const auto names = [] {
-    std::array<std::array<std::array<std::string, 2>, 3>, 32> nm;
-    const DType dts[] = {DType::F32, DType::F16, DType::BF16};
-    for (GgmlType g : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K})
-      for (size_t d = 0; d < 3; ++d)
-        for (size_t u = 0; u < 2; ++u)
-          nm[size_t(g)][d][u] =
-              fmt::format("mmvqt_{}_{}_u{}", ggml_type_name(g), dtype_name(dts[d]), u ? 8 : 4);
-    return nm;
-  }();
-  auto out = gpu_alloc(dev, n, DType::F32);
-  int ni = int(n), ki = int(k), kpi = int(k_pad), rpb = int(p.rows_per_block), tb = int(p.tile_blocks),
-      tiles = int(p.tiles);
-  size_t w_row = ggml_row_size(t, k);
-  float* o = static_cast<float*>(out->raw());
-  void* args[] = {
-      &ni, &ki, &kpi, &rpb, &tb, &tiles, const_cast<uint8_t**>(&w), &w_row, const_cast<void**>(&x), &o};
-  const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
-  dev.launch(names[size_t(t)][d][p.u == 8 ? 1 : 0], Module::Quantized, dim3(unsigned(p.blocks)),
-             dim3(kQuantBlock), args, p.shmem);
-  return out;
-}
-
-// mmvqw (batch 1, one launch; the default where it applies): one 512-thread block
-// per multiprocessor, each wave owning a contiguous range of rows cut into tiles of
-// tile_blocks whole blocks (a multiple of 16 bytes, at most 4 16-byte words a lane),
-// as even as the row allows. Shared memory: the split activation row (k_pad +
-// k_pad / 8 bytes) and one tile per wave (32 KB), within the 48 KB a block gets
-// without opting in (k up to 14336).
+// mmvqw (batch 1, one launch; the default where it applies): teams of 32 lanes, each
+// owning a contiguous range of rows, streamed as rounds of 1024 columns (k a multiple
+// of 1024; rows whole 16-byte words). Blocks of 16 teams, one per multiprocessor,
+// or 8 / 4 teams (two / four per multiprocessor) where the shared memory (the
+// activation row, k_pad + k_pad / 32 (d, s) entries, and one tile per team) exceeds
+// what a block may take. Kernel constants (quantized.cu, Wide<Q>): the tile words a
+// lane and the (d, s) entry size.
 struct WidePlan {
-  size_t tile_blocks = 0, tiles = 0, shmem = 0;
+  unsigned threads = 0, blocks = 0;
+  size_t shmem = 0;
 };
-constexpr unsigned kWideBlock = 512;
-constexpr size_t kWideU = 4;
-constexpr size_t kWideSharedMax = 48 * 1024;
+constexpr unsigned kWideThreads = 512, kTeamLanes = 32;
 
 bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
                WidePlan& p) {
-  if (split_perm(t) < 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 ||
-      n > size_t(INT32_MAX) || k > size_t(INT32_MAX) || kWideBlock % wave_size(dev) != 0)
+  // Wide<Q> of quantized.cu: tile bytes (kT rounds of `cols` columns), stages, (d, s) entry bytes.
+  size_t tile = 0, stages = 5, ds = 4, cols = 1024;
+  switch (t) {
+    case GgmlType::Q4_0:
+      tile = 4 * 576, ds = 8;
+      break;
+    case GgmlType::Q8_0:
+      tile = 2 * 1088, ds = 8;
+      break;
+    case GgmlType::Q4_K:
+      tile = 2 * 1152, ds = 8, cols = 2048;
+      break;
+    case GgmlType::Q6_K:
+      tile = 4 * 840, stages = 3;
+      break;
+    default:
+      return false;
+  }
+  if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 || k % cols != 0 ||
+      n > size_t(INT32_MAX) || k > size_t(INT32_MAX))
     return false;
-  const size_t qk = ggml_block_size(t), bytes = ggml_type_size(t);
-  const size_t align = 16 / std::gcd(bytes, size_t(16));  // blocks per 16-byte multiple
-  const size_t max_tb = kWideU * wave_size(dev) * 16 / bytes / align * align;
-  const size_t bpr = k / qk;
-  if (max_tb == 0 || bpr == 0) return false;
-  const size_t tiles0 = (bpr + max_tb - 1) / max_tb;
-  p.tile_blocks = ((bpr + tiles0 - 1) / tiles0 + align - 1) / align * align;
-  p.tiles = (bpr + p.tile_blocks - 1) / p.tile_blocks;
-  p.shmem = k_pad + k_pad / 8 + size_t(kWideBlock) * kWideU * 16;
-  return p.shmem <= kWideSharedMax;
+  const size_t sms = size_t(std::max(dev.info().multiprocessors, 1));
+  for (unsigned threads = kWideThreads; threads >= 128; threads /= 2) {
+    const size_t shmem = k_pad + k_pad / 32 * ds + threads / kTeamLanes * stages * tile;
+    if (shmem <= std::max(dev.info().shared_per_block, GpuDevice::kSharedDefault)) {
+      p.threads = threads;
+      p.blocks = unsigned(sms * (kWideThreads / threads));
+      p.shmem = shmem;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
@@ -294,13 +194,11 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
     return nm;
   }();
   auto out = gpu_alloc(dev, n, DType::F32);
-  int ni = int(n), ki = int(k), kpi = int(k_pad), tb = int(p.tile_blocks), tiles = int(p.tiles);
-  size_t w_row = ggml_row_size(t, k);
+  int ni = int(n), ki = int(k), kpi = int(k_pad);
   float* o = static_cast<float*>(out->raw());
-  void* args[] = {&ni, &ki, &kpi, &tb, &tiles, const_cast<uint8_t**>(&w), &w_row, const_cast<void**>(&x), &o};
+  void* args[] = {&ni, &ki, &kpi, const_cast<uint8_t**>(&w), const_cast<void**>(&x), &o};
   const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
-  const unsigned blocks = unsigned(std::max(dev.info().multiprocessors, 1));
-  dev.launch(names[size_t(t)][d], Module::Quantized, dim3(blocks), dim3(kWideBlock), args, p.shmem);
+  dev.launch(names[size_t(t)][d], Module::Quantized, dim3(p.blocks), dim3(p.threads), args, p.shmem);
   return out;
 }
 
@@ -342,19 +240,12 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   size_t k_pad = (k + kRowPadding - 1) / kRowPadding * kRowPadding;
   size_t w_row = ggml_row_size(t, k);
   std::shared_ptr<GpuStorage> out;
-  TiledPlan plan;
   WidePlan wide;
-  // mmvqw by default for Q4_0, Q8_0 and Q6_K; Q4_K keeps mmvqs, measured faster for it
-  // (bench/results/2026-11-21-h200-session3); WICK_QMV_KERNEL=wide forces mmvqw.
+  // mmvqw by default where it applies; WICK_QMV_KERNEL=split etc. picks another family.
   const QmvKernel req = requested_kernel();
-  const bool wide_ok = req == QmvKernel::Wide || (req == QmvKernel::Default && t != GgmlType::Q4_K);
+  const bool wide_ok = req == QmvKernel::Wide || req == QmvKernel::Default;
   if (m == 1 && wide_ok && plan_wide(dev, t, w, n, k, k_pad, wide)) {
     out = matvec_wide(dev, t, w, n, k, x, xd, k_pad, wide);
-  } else if (use_split_kernel(t, w, w_row) && m == 1 && requested_kernel() == QmvKernel::Fused &&
-             fused_shared_bytes(k_pad) <= kFusedSharedMax) {
-    out = matvec_fused(dev, t, w, n, k, x, xd, k_pad);
-  } else if (m == 1 && requested_kernel() == QmvKernel::Tiled && plan_tiled(dev, t, w, n, k, k_pad, plan)) {
-    out = matvec_tiled(dev, t, w, n, k, x, xd, k_pad, plan);
   } else if (use_split_kernel(t, w, w_row)) {
     out = matvec_split(dev, t, w, n, k, x, xd, m, k_pad);
   } else {

@@ -136,6 +136,10 @@ inline gpuError_t gpuLaunch(gpuFunction_t f, dim3 grid, dim3 block, void** args,
   return hipModuleLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(shmem), s, args,
                                nullptr);
 }
+// The most dynamic shared memory (LDS) one block may take: what a block gets, with
+// no opting in on AMD.
+inline size_t gpu_shared_per_block_max(const gpuDeviceProp_t& p) { return p.sharedMemPerBlock; }
+inline gpuError_t gpuRaiseSharedLimit(gpuFunction_t, int, int) { return hipSuccess; }
 // "gfx90a" (hipDeviceProp_t::gcnArchName carries feature flags after a ':').
 inline std::string gpu_arch_name(const gpuDeviceProp_t& p) {
   std::string a = p.gcnArchName;
@@ -197,6 +201,12 @@ inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const ch
 inline gpuError_t gpuLaunch(gpuFunction_t f, dim3 grid, dim3 block, void** args, size_t shmem,
                             gpuStream_t s) {
   return cudaLaunchKernel(reinterpret_cast<const void*>(f), grid, block, args, shmem, s);
+}
+// The most dynamic shared memory one block may take once its kernel opted in
+// (gpuRaiseSharedLimit); past 48 KB a kernel must opt in.
+inline size_t gpu_shared_per_block_max(const gpuDeviceProp_t& p) { return p.sharedMemPerBlockOptin; }
+inline gpuError_t gpuRaiseSharedLimit(gpuFunction_t f, int bytes, int device) {
+  return cudaKernelSetAttributeForDevice(f, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes, device);
 }
 // "sm_90"
 inline std::string gpu_arch_name(const gpuDeviceProp_t& p) {

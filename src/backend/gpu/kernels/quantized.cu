@@ -18,22 +18,13 @@
 //       lane reading a fixed slice of a block (lanes of a block read adjacent words,
 //       so a wave's load covers few cache lines), several slices' loads issued
 //       before their dot products.
-//   mmvqf_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}(n, k, k_pad, rows_per_wave, w,
-//       w_row_bytes, x, out): one row of x, its quantization fused in (each block
-//       quantizes x into shared memory); opt-in (WICK_QMV_KERNEL=fused): slower
-//       than quantize_q8_1s + mmvqs on the H200.
-//   mmvqt_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}_u{4|8}(n, k, k_pad, rows_per_block,
-//       tile_blocks, tiles, w, w_row_bytes, x, out): one row of x, weight rows
-//       16-byte aligned; x quantized by each block into shared memory
-//       (quantize_row_shared), rows streamed as plain 16-byte tiles (U words per lane) through
-//       each wave's shared-memory buffer, the next tile's loads issued before this
-//       tile's dot products; opt-in (WICK_QMV_KERNEL=tiled): slower than
-//       quantize_q8_1s + mmvqs on the H200 (bench/results/2026-11-21-h200-gpu-quant-3).
-//   mmvqw_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}(n, k, k_pad, tile_blocks, tiles, w,
-//       w_row_bytes, x, out): one row of x, weight rows 16-byte aligned, one launch:
-//       one block per multiprocessor quantizes x into shared memory, each wave streams
-//       its own range of rows as 16-byte tiles through a ring of register tiles; the
-//       batch-1 default for Q4_0, Q8_0 and Q6_K (bench/results/2026-11-21-h200-session3).
+//   mmvqw_{q4_0|q8_0|q4_K|q6_K}_{f32|f16|bf16}(n, k, k_pad, w, x, out): one row of
+//       x, one launch (the batch-1 default where k is a multiple of the round width
+//       and rows are whole 16-byte words): each block quantizes x into shared memory;
+//       teams of 32 lanes own ranges of rows, copied in tiles of rounds (1024 or
+//       2048 columns) into shared memory by cp.async, several tiles in flight, each
+//       lane taking one part of a round (a whole Q4_0 / Q8_0 block, a Q4_K sub-block
+//       pair, a Q6_K mmvqs slice) (bench/results/2026-11-21-h200-session4).
 //   dequantize_{q4_0|q8_0|q4_K|q6_K}_*: 16 elements of one block per thread
 //       (dequantize16), the other types 8 elements per thread.
 #include "quantized.cuh"
@@ -283,18 +274,35 @@ __device__ __forceinline__ void load4(const T* __restrict__ x, int c, bool vec, 
   }
 }
 
+// f16 bits to float in one conversion where the hardware has it (same value as h2f).
+__device__ __forceinline__ float hf(uint32_t h) {
+#if defined(WICK_HW_HALF_CVT)
+  return __half2float(__ushort_as_half((unsigned short)(h & 0xFFFFu)));
+#else
+  return f16_to_f32(uint16_t(h));
+#endif
+}
+
 // One row x (k elements; zeros up to k_pad) quantized into shared memory in the
 // split layout of quantize_q8_1s with permutation P (sq: k_pad bytes, sd: k_pad / 32
 // words): the reference's values (amax of the group, d = amax / 127, q = round(v /
 // d), the sum of q), 4 threads per 32-column group, 8 columns each (every
 // permutation keeps runs of 8 columns, 8-aligned, together). Every thread of the
-// block calls it (blockDim.x a multiple of the wave). Swz (mmvqw's whole-block
-// readers, Part<Q, 1>): the two 16-byte halves of a group are swapped in groups
-// whose index has bit 2 set, so that the eight lanes of one 16-byte shared-memory
-// access (groups at a 32-byte stride) hit distinct banks. J: quads a thread has in
-// flight (4 for mmvqw, whose x loads overlap its first tiles; 1 where registers are few).
-template <int P, bool Swz, int J, class T>
-__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, uint32_t* sd) {
+// block calls it (blockDim.x a multiple of the wave). Swz, for mmvqw's readers whose
+// lanes read 16-byte words of x at a 32- or 64-byte stride: 1 swaps the two 16-byte
+// halves of the 32-column groups whose index has bit 2 set, 2 XORs the 16-byte word
+// index within each 64 columns with bits 7..8 of the column, so that the eight
+// lanes of one 16-byte shared-memory access hit distinct banks. J: quads a thread
+// has in flight (up to 4 for mmvqw, whose x loads overlap its first tiles; 1 where
+// registers are few).
+// DsF = 0: sd holds the (f16 d, f16 s) words of quantize_q8_1s; else float pairs (d,
+// DsF * s) of the same f16 values (mmvqw's whole-block readers: no conversions per block).
+// `issued()` runs once, after the thread's first loads of x are issued and before
+// any arithmetic (mmvqw issues its first weight tiles there, behind x's loads).
+template <int P, int Swz, int J, int DsF, class T, class F>
+__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, void* sd,
+                                    F&& issued) {
+  bool called = false;
   const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
   const int quads = k_pad / 8, bd = int(blockDim.x);
   // k_pad / 8 is a multiple of 64: whole waves take each quad, so the 4-lane groups
@@ -312,6 +320,10 @@ __device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, i
 #pragma unroll
         for (int i = 0; i < 8; ++i) f[j][i] = c0 + i < k ? load_f(x + c0 + i) : 0.f;
       }
+    }
+    if (!called) {
+      issued();
+      called = true;
     }
 #pragma unroll
     for (int j = 0; j < J; ++j) {
@@ -333,20 +345,24 @@ __device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, i
       }
       sum = group_allreduce(sum, 4, [](int a, int b) { return a + b; });
       size_t pos = perm_pos<P>(size_t(8 * t));
-      if (Swz) pos ^= ((pos >> 7) & 1u) << 4;
+      if (Swz == 1) pos ^= ((pos >> 7) & 1u) << 4;
+      if (Swz == 2) pos ^= ((pos >> 7) & 3u) << 4;
       *reinterpret_cast<uint2*>(sq + pos) = make_uint2(word[0], word[1]);
-      if (t % 4 == 0) sd[t / 4] = ds_word(d, sum);
+      if (t % 4 == 0) {
+        const uint32_t dw = ds_word(d, sum);
+        if constexpr (DsF == 0) {
+          static_cast<uint32_t*>(sd)[t / 4] = dw;
+        } else {
+          static_cast<float2*>(sd)[t / 4] = make_float2(hf(dw), float(DsF) * hf(dw >> 16));
+        }
+      }
     }
   }
+  if (!called) issued();
 }
-
-// f16 bits to float in one conversion where the hardware has it (same value as h2f).
-__device__ __forceinline__ float hf(uint32_t h) {
-#if defined(WICK_HW_HALF_CVT)
-  return __half2float(__ushort_as_half((unsigned short)(h & 0xFFFFu)));
-#else
-  return f16_to_f32(uint16_t(h));
-#endif
+template <int P, int Swz, int J, int DsF, class T>
+__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, void* sd) {
+  quantize_row_shared<P, Swz, J, DsF>(k, k_pad, x, sq, sd, [] {});
 }
 
 // A read-only load (the non-coherent path on NVIDIA); G = false: a plain load (the
@@ -401,58 +417,41 @@ __device__ __forceinline__ int4 ld_act(const int8_t* p) { return *reinterpret_ca
 // One lane's slice of a block: its raw words, loaded before any arithmetic.
 template <int Q>
 struct Slice;
-// Q4_0 / Q8_0 blocks read as P parts of 32 / P columns, one a lane: P = 2 are the
-// mmvqs slices (16 columns a lane), P = 1 mmvqw's whole blocks (read from its
-// shared-memory tiles: a tile starts 16-byte aligned, so block b is 2-byte aligned
-// and ldw shifts its quants into place). The activation part of slice p: mmvqs's
-// split layout at 16 p; for whole blocks, two 16-byte halves swapped where the
-// group's bit 2 is set (the swizzle of quantize_row_shared).
-template <int Q, int P>
-struct Part {
-  static_assert(Q == kQ4_0 || Q == kQ8_0, "Part: Q4_0 and Q8_0 only");
-  static constexpr int kPerBlock = P, kCols = 32 / P, kPerm = Q == kQ4_0 ? 1 : 0, kFusedU = 4;
-  static constexpr int kWords = (Q == kQ4_0 ? 4 : 8) / P;  // raw quant words a lane
+// Q4_0 / Q8_0 blocks read as two slices of 16 columns, one a lane: slice p takes
+// quant bytes 8 (p % 2).. of block p / 2 (Q4_0: columns 8 h.. and 16 + 8 h.., h = p
+// % 2; Q8_0: columns 16 h..), its activation part at 16 p in the split layout.
+template <int Q>
+struct Half {
+  static_assert(Q == kQ4_0 || Q == kQ8_0, "Half: Q4_0 and Q8_0 only");
+  static constexpr int kPerBlock = 2, kCols = 16, kPerm = Q == kQ4_0 ? 1 : 0;
+  static constexpr int kWords = Q == kQ4_0 ? 2 : 4;  // raw quant words a lane
   uint32_t q[kWords], d;
   template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
-    const uint8_t* blk = row + size_t(p / P) * sizeof(typename Traits<Q>::Block);
-    ldw<kWords, G>(blk + 2 + 4 * kWords * (p % P), q);
+    const uint8_t* blk = row + size_t(p / 2) * sizeof(typename Traits<Q>::Block);
+    ldw<kWords, G>(blk + 2 + 4 * kWords * (p % 2), q);
     d = ldh<G>(blk);
   }
-  // Sum over the part of w * a (a: the activation row's split qs and ds).
+  // Sum over the slice of w * a (a: the activation row's split qs and ds).
   __device__ __forceinline__ float dot(int p, const int8_t* qs, const uint32_t* ds) const {
-    int a[8];
-    if constexpr (P == 2) {
-      const int4 v = ld_act(qs + 16 * size_t(p));
-      a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
-    } else {
-      const int sw = 16 * ((p >> 2) & 1);
-      const int4 v0 = ld_act(qs + 32 * size_t(p) + sw), v1 = ld_act(qs + 32 * size_t(p) + (16 - sw));
-      a[0] = v0.x, a[1] = v0.y, a[2] = v0.z, a[3] = v0.w, a[4] = v1.x, a[5] = v1.y, a[6] = v1.z, a[7] = v1.w;
-    }
-    // int8 words in the activation's order: Q8_0 as stored; Q4_0 per pair of raw
-    // words (the split P1 order), low nibbles then high.
-    constexpr int kN = 32 / P / 4;
-    uint32_t v[kN];
+    const int4 v = ld_act(qs + 16 * size_t(p));
+    const int a[4] = {v.x, v.y, v.z, v.w};
+    // int8 words in the activation's order: Q8_0 as stored; Q4_0 low nibbles of both
+    // raw words, then the high ones (the split P1 order).
+    uint32_t u[4];
     if constexpr (Q == kQ4_0) {
-#pragma unroll
-      for (int h = 0; h < kWords / 2; ++h) {
-        v[4 * h] = q[2 * h] & 0x0F0F0F0Fu;
-        v[4 * h + 1] = q[2 * h + 1] & 0x0F0F0F0Fu;
-        v[4 * h + 2] = (q[2 * h] >> 4) & 0x0F0F0F0Fu;
-        v[4 * h + 3] = (q[2 * h + 1] >> 4) & 0x0F0F0F0Fu;
-      }
+      u[0] = q[0] & 0x0F0F0F0Fu, u[1] = q[1] & 0x0F0F0F0Fu;
+      u[2] = (q[0] >> 4) & 0x0F0F0F0Fu, u[3] = (q[1] >> 4) & 0x0F0F0F0Fu;
     } else {
-#pragma unroll
-      for (int i = 0; i < kN; ++i) v[i] = q[i];
+      u[0] = q[0], u[1] = q[1], u[2] = q[2], u[3] = q[3];
     }
     int s = 0;
 #pragma unroll
-    for (int i = 0; i < kN; ++i) s = wick_dp4a(int(v[i]), a[i], s);
-    const uint32_t da = ds[p / P];
+    for (int i = 0; i < 4; ++i) s = wick_dp4a(int(u[i]), a[i], s);
+    const uint32_t da = ds[p / 2];
     if constexpr (Q == kQ4_0) {
-      // value = d * (q - 8): the -8 * d * sum(a) term once per block, by its first part.
-      const float m = p % P == 0 ? 8.f * hf(da >> 16) : 0.f;
+      // value = d * (q - 8): the -8 * d * sum(a) term once per block, by its first slice.
+      const float m = p % 2 == 0 ? 8.f * hf(da >> 16) : 0.f;
       return hf(d) * (hf(da) * float(s) - m);
     } else {
       return hf(d) * (hf(da) * float(s));
@@ -460,12 +459,12 @@ struct Part {
   }
 };
 template <>
-struct Slice<kQ4_0> : Part<kQ4_0, 2> {};
+struct Slice<kQ4_0> : Half<kQ4_0> {};
 template <>
-struct Slice<kQ8_0> : Part<kQ8_0, 2> {};
+struct Slice<kQ8_0> : Half<kQ8_0> {};
 template <>
 struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte aligned
-  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 2, kFusedU = 2;
+  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 2;
   uint4 h, q;  // the block's header (d, dmin, 12 scale bytes) and qs bytes 16j..16j+15
   template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
@@ -506,7 +505,7 @@ struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte ali
 };
 template <>
 struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
-  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 3, kFusedU = 2;
+  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 3;
   uint32_t a[2], b[2], hb[2], s[2], d;  // ql words (kk = 0/2, 1/3), qh words, scale bytes, d
   template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
@@ -539,21 +538,6 @@ struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
     return hf(d) * (c0 * hf(da.x) * float(s0) + c1 * hf(da.y) * float(s1) + c2 * hf(da.z) * float(s2) +
                     c3 * hf(da.w) * float(s3));
   }
-};
-
-// The reader mmvqw uses: whole blocks (Part<Q, 1>) for Q4_0 / Q8_0, the mmvqs slices
-// otherwise.
-template <int Q>
-struct WideReader {
-  using type = Slice<Q>;
-};
-template <>
-struct WideReader<kQ4_0> {
-  using type = Part<kQ4_0, 1>;
-};
-template <>
-struct WideReader<kQ8_0> {
-  using type = Part<kQ8_0, 1>;
 };
 
 // One wave per weight row; lane `lane` takes slices lane, lane + wave, ... of the
@@ -594,57 +578,6 @@ __device__ void mmvqs(int n, int k, const uint8_t* __restrict__ w, size_t w_row_
   }
 }
 
-// One activation row with its quantization fused in (batch 1): each block first
-// quantizes x into shared memory (the split, permuted layout of quantize_q8_1s:
-// k_pad bytes, then k_pad / 32 words), then each wave takes `rows_per_wave`
-// consecutive weight rows as steps of kFusedU slices per lane, the loads of step
-// t + 1 issued before the dot products of step t (those of step 0 before the
-// quantization), so every wave keeps weight loads in flight while it computes.
-template <int Q, class T>
-__device__ void mmvqf(int n, int k, int k_pad, int rows_per_wave, const uint8_t* __restrict__ w,
-                      size_t w_row_bytes, const T* __restrict__ x, float* __restrict__ out) {
-  using S = Slice<Q>;
-  constexpr int U = S::kFusedU;
-  extern __shared__ uint4 smem_act[];
-  int8_t* sq = reinterpret_cast<int8_t*>(smem_act);
-  uint32_t* sd = reinterpret_cast<uint32_t*>(sq + k_pad);  // k_pad: a multiple of 512
-  const int wave = warpSize, lane = int(threadIdx.x) % wave;
-  const int row0 = (int(blockIdx.x) * (int(blockDim.x) / wave) + int(threadIdx.x) / wave) * rows_per_wave;
-  const int rows = max(0, min(rows_per_wave, n - row0));
-  const int slices = k / S::kCols, groups = (slices + U * wave - 1) / (U * wave), steps = rows * groups;
-  S nxt[U];
-  if (steps > 0) {
-    const uint8_t* wr = w + size_t(row0) * w_row_bytes;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (lane + u * wave < slices) nxt[u].load(wr, lane + u * wave);
-  }
-  quantize_row_shared<S::kPerm, false, 1>(k, k_pad, x, sq, sd);
-  __syncthreads();
-  float acc = 0.f;
-  for (int t = 0; t < steps; ++t) {
-    S cur[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) cur[u] = nxt[u];
-    if (t + 1 < steps) {
-      const int r = (t + 1) / groups, p0 = ((t + 1) % groups) * U * wave + lane;
-      const uint8_t* wr = w + size_t(row0 + r) * w_row_bytes;
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (p0 + u * wave < slices) nxt[u].load(wr, p0 + u * wave);
-    }
-    const int p0 = (t % groups) * U * wave + lane;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (p0 + u * wave < slices) acc += cur[u].dot(p0 + u * wave, sq, sd);
-    if (t % groups == groups - 1) {  // the row's last step (the same t for the whole wave)
-      acc = group_allreduce(acc, wave, [](float a, float b) { return a + b; });
-      if (lane == 0) out[row0 + t / groups] = acc;
-      acc = 0.f;
-    }
-  }
-}
-// ---- mmvqt: batch 1, weight rows streamed as plain 16-byte tiles ------------------------------
 // The wave's lanes see each other's shared-memory stores after it.
 __device__ __forceinline__ void wave_sync() {
 #if defined(WICK_VENDOR_HIP)
@@ -656,183 +589,238 @@ __device__ __forceinline__ void wave_sync() {
 #endif
 }
 
-// out (n) f32 = one row of x times n weight rows whose bytes start 16-byte aligned
-// (w and w_row_bytes multiples of 16). A block quantizes x into shared memory
-// (quantize_row_shared), then owns rows_per_block consecutive rows, each cut into
-// `tiles` tiles of tile_blocks whole blocks (a multiple of 16 bytes, at most U
-// 16-byte words per lane); its waves take the (row, tile) steps in turn. A step
-// issues the wave's NEXT tile as plain coalesced 16-byte loads into registers
-// (all of them before any arithmetic), computes this tile's slices (the Slice
-// readers of mmvqs) from the wave's shared-memory copy of it, then stores the
-// registers over that copy. Each step's wave sum goes to its own shared slot and
-// the block adds a row's slots in order (deterministic).
-template <int Q, int U, class T>
-__device__ void mmvqt(int n, int k, int k_pad, int rows_per_block, int tile_blocks, int tiles,
-                      const uint8_t* __restrict__ w, size_t w_row_bytes, const T* __restrict__ x,
-                      float* __restrict__ out) {
-  using S = Slice<Q>;
-  constexpr int kBlockBytes = int(sizeof(typename Traits<Q>::Block));
-  extern __shared__ uint4 smem_t[];
-  const int wave = warpSize, lane = int(threadIdx.x) % wave, wave_id = int(threadIdx.x) / wave;
-  const int nwaves = int(blockDim.x) / wave;
-  int8_t* sq = reinterpret_cast<int8_t*>(smem_t);
-  uint32_t* sd = reinterpret_cast<uint32_t*>(sq + k_pad);  // k_pad: a multiple of 512
-  uint4* tiles_base = reinterpret_cast<uint4*>(sq + k_pad + k_pad / 8);
-  uint4* tile = tiles_base + size_t(wave_id) * U * size_t(wave);
-  float* partial = reinterpret_cast<float*>(tiles_base + size_t(nwaves) * U * size_t(wave));
-  const int row0 = int(blockIdx.x) * rows_per_block;
-  const int rows = max(0, min(rows_per_block, n - row0));
-  const int steps = rows * tiles, bpr = k / Traits<Q>::kQK;
-  uint4 reg[U];
-  // Words of step st's tile, and its first word in global memory.
-  auto words_of = [&](int st, const uint4*& src) {
-    const int b0 = (st % tiles) * tile_blocks;
-    src = reinterpret_cast<const uint4*>(w + size_t(row0 + st / tiles) * w_row_bytes +
-                                         size_t(b0) * kBlockBytes);
-    return min(tile_blocks, bpr - b0) * kBlockBytes / 16;
-  };
-  auto load_step = [&](int st) {
-    if (st >= steps) return;
-    const uint4* src;
-    const int nw = words_of(st, src);
+// ---- mmvqw: batch 1 in one launch, teams of 32 lanes streaming rounds ---------------------
+// A team is 32 lanes (a warp on NVIDIA, half a wave on CDNA): its sizes and strides
+// are compile-time constants. A round is 1024 columns of one weight row, one part a
+// lane: a whole block for Q4_0 / Q8_0 (WholeLane below), an mmvqs slice for Q4_K /
+// Q6_K (8 lanes a block, 4 blocks). A team owns the rows [g n / G, (g+1) n / G), whose
+// bytes are contiguous: it streams them as tiles of kT rounds, plain coalesced
+// 16-byte loads (kW a lane) into registers one tile ahead, each tile stored to the
+// team's shared-memory buffer and read back by the lanes' parts. A row's sum stays
+// in the lanes until its last round, then one reduction over the team (deterministic).
+constexpr int kTeam = 32;
+
+// Q4_0 / Q8_0: lane l takes block l of a round (18 or 34 bytes at 18 l / 34 l: 2-byte
+// aligned). It reads the aligned words covering the block, d from the first; the
+// quants come out as whole words by one byte permutation each (odd lanes: the words
+// after the first; even lanes: shifted by two bytes). The activation (natural order,
+// halves swizzled as quantize_row_shared's Swz) is read at per-lane constant offsets.
+template <int Q>
+struct WholeLane {
+  static_assert(Q == kQ4_0 || Q == kQ8_0, "WholeLane: Q4_0 and Q8_0 only");
+  static constexpr int kBytes = int(sizeof(typename Traits<Q>::Block)), kQw = Q == kQ4_0 ? 4 : 8;
+  int a0, dsh, x0, x1;
+  uint32_t sel;
+  __device__ __forceinline__ explicit WholeLane(int l) {
+    const int o = kBytes * l, odd = (o >> 1) & 1;
+    a0 = o - 2 * odd;  // the 4-byte word holding d
+    dsh = 16 * odd;
+    sel = odd ? 0x7654u : 0x5432u;
+    const int sw = 16 * ((l >> 2) & 1);
+    x0 = 32 * l + sw;  // columns 0..15 of the lane's group
+    x1 = 32 * l + 16 - sw;
+  }
+  // The lane's block of the round at `round` (shared memory) times the activation's
+  // 1024 columns at xq (quants) and xd ((d, DsF * s) pairs).
+  __device__ __forceinline__ float dot(const uint8_t* round, const int8_t* xq, const float2* xd) const {
+    const uint32_t* p = reinterpret_cast<const uint32_t*>(round + a0);
+    uint32_t w[kQw + 1];
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (lane + u * wave < nw) reg[u] = ldg(src + lane + u * wave);
-  };
-  auto store_step = [&](int st) {
-    if (st >= steps) return;
-    const uint4* src;
-    const int nw = words_of(st, src);
+    for (int i = 0; i <= kQw; ++i) w[i] = p[i];
+    const int4 lo = *reinterpret_cast<const int4*>(xq + x0), hi = *reinterpret_cast<const int4*>(xq + x1);
+    const int xa[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const float2 ds = xd[x0 / 32];
+    int s0 = 0, s1 = 0;  // two chains of dependent dot products
+    if constexpr (Q == kQ4_0) {
+      // byte i: column i (low nibble), column 16 + i (high); value d * (q - 8).
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (lane + u * wave < nw) tile[lane + u * wave] = reg[u];
-  };
-  int s = wave_id;
-  load_step(s);  // in flight while x is quantized
-  quantize_row_shared<S::kPerm, false, 1>(k, k_pad, x, sq, sd);
-  store_step(s);
-  __syncthreads();  // the activation and every wave's first tile visible
-  const uint8_t* tb = reinterpret_cast<const uint8_t*>(tile);
-  for (; s < steps; s += nwaves) {  // the same trip count for every lane of a wave
-    load_step(s + nwaves);
-    const int b0 = (s % tiles) * tile_blocks;
-    const int nsl = min(tile_blocks, bpr - b0) * S::kPerBlock, p0 = b0 * S::kPerBlock;
-    float acc = 0.f;
-    for (int p = lane; p < nsl; p += wave) {
-      S sl;
-      sl.template load<false>(tb, p);
-      acc += sl.dot(p0 + p, sq, sd);
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t q = __byte_perm(w[i], w[i + 1], sel);
+        s0 = wick_dp4a(int(q & 0x0F0F0F0Fu), xa[i], s0);
+        s1 = wick_dp4a(int((q >> 4) & 0x0F0F0F0Fu), xa[4 + i], s1);
+      }
+      return hf(w[0] >> dsh) * fmaf(ds.x, float(s0 + s1), ds.y);  // ds.y = -8 * s
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        s0 = wick_dp4a(int(__byte_perm(w[i], w[i + 1], sel)), xa[i], s0);
+        s1 = wick_dp4a(int(__byte_perm(w[i + 4], w[i + 5], sel)), xa[i + 4], s1);
+      }
+      return hf(w[0] >> dsh) * (ds.x * float(s0 + s1));
     }
-    acc = group_allreduce(acc, wave, [](float a, float b) { return a + b; });
-    if (lane == 0) partial[s] = acc;
-    wave_sync();  // every lane done with the tile
-    store_step(s + nwaves);
-    wave_sync();  // the next tile visible to every lane
   }
-  __syncthreads();
-  for (int r = int(threadIdx.x); r < rows; r += int(blockDim.x)) {
-    float v = 0.f;
-    for (int t = 0; t < tiles; ++t) v += partial[r * tiles + t];
-    out[row0 + r] = v;
+};
+
+// Q4_K: 4 lanes a block, 8 blocks a round of 2048 columns. Lane l takes sub-blocks
+// 2j, 2j + 1 (j = l % 4) of block l / 4: qs bytes 32j..32j+31, low nibbles columns
+// 64j + i, high ones 64j + 32 + i; their 6-bit scales and mins decoded without
+// branches. The activation: natural order, 16-byte words swizzled (Swz 2); (d, s)
+// pairs as floats.
+struct K4Lane {
+  int hb, qb, x[4], sh, s2;
+  bool hi;
+  __device__ __forceinline__ explicit K4Lane(int l) {
+    const int b = l >> 2, j = l & 3, sw = (l >> 1) & 3;
+    hb = 144 * b;
+    qb = 144 * b + 16 + 32 * j;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) x[c] = 64 * l + 16 * (c ^ sw);
+    sh = 16 * (j & 1);
+    hi = j >= 2;
+    s2 = hi ? 2 : 0;
   }
+  __device__ __forceinline__ float dot(const uint8_t* round, const int8_t* xq, const float2* xd, int l) const {
+    const uint4 h = *reinterpret_cast<const uint4*>(round + hb);
+    const uint4 q0 = *reinterpret_cast<const uint4*>(round + qb), q1 = *reinterpret_cast<const uint4*>(round + qb + 16);
+    int4 a[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) a[c] = *reinterpret_cast<const int4*>(xq + x[c]);
+    const float4 ds = *reinterpret_cast<const float4*>(xd + 2 * l);  // (d, s) of sub-blocks 2j, 2j + 1
+    const uint32_t qw[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
+    const int xa[16] = {a[0].x, a[0].y, a[0].z, a[0].w, a[1].x, a[1].y, a[1].z, a[1].w,
+                        a[2].x, a[2].y, a[2].z, a[2].w, a[3].x, a[3].y, a[3].z, a[3].w};
+    int lo0 = 0, lo1 = 0, hi0 = 0, hi1 = 0;  // four chains of dependent dot products
+#pragma unroll
+    for (int i = 0; i < 8; i += 2) {
+      lo0 = wick_dp4a(int(qw[i] & 0x0F0F0F0Fu), xa[i], lo0);
+      lo1 = wick_dp4a(int(qw[i + 1] & 0x0F0F0F0Fu), xa[i + 1], lo1);
+      hi0 = wick_dp4a(int((qw[i] >> 4) & 0x0F0F0F0Fu), xa[8 + i], hi0);
+      hi1 = wick_dp4a(int((qw[i + 1] >> 4) & 0x0F0F0F0Fu), xa[9 + i], hi1);
+    }
+    // get_scale_min_k4 of sub-blocks 2j, 2j + 1 (one byte each): j < 2: scales[2j..]
+    // & 63 and scales[2j + 4..] & 63; j >= 2: low 4 bits from scales[2j + 4..], high
+    // 2 from bits 6..7 of scales[2j - 4..] (the scale) or scales[2j..] (the min).
+    const uint32_t A = h.y >> sh, B = h.z >> sh, Cc = h.w >> sh;
+    const uint32_t X = hi ? Cc : A, Y = hi ? Cc >> 4 : B;
+    const uint32_t sc = (X & 0x0F0Fu) | ((A >> s2) & 0x3030u), mn = (Y & 0x0F0Fu) | ((B >> s2) & 0x3030u);
+    // value = d * sc * q - dmin * m
+    const float v = float(sc & 0xFFu) * ds.x * float(lo0 + lo1) + float(sc >> 8) * ds.z * float(hi0 + hi1);
+    const float m = float(mn & 0xFFu) * ds.y + float(mn >> 8) * ds.w;
+    return hf(h.x) * v - hf(h.x >> 16) * m;
+  }
+};
+
+// 16-byte copies global -> shared that complete in the background, in commit groups
+// (cp.async, sm_80+); elsewhere (HIP, older NVIDIA) a plain load and store, done at once.
+__device__ __forceinline__ void copy16_async(uint4* dst, const uint4* src) {
+#if !defined(WICK_VENDOR_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  *dst = *src;
+#endif
+}
+__device__ __forceinline__ void async_commit() {
+#if !defined(WICK_VENDOR_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// This lane's copies of all but the N most recent groups have landed.
+template <int N>
+__device__ __forceinline__ void async_wait() {
+#if !defined(WICK_VENDOR_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
-// ---- mmvqw: batch 1 in one launch, persistent waves streaming their rows --------------------
-// One block per multiprocessor. The block quantizes x into shared memory (the split,
-// permuted Q8_1 layout of quantize_q8_1s, the reference's values: 4 threads per
-// 32-column group, 8 columns each), while every wave already has the first R
-// tiles of its rows in flight. Wave g of the grid owns rows [g n / W, (g+1) n / W)
-// (W waves in all), each cut into `tiles` tiles of tile_blocks whole blocks (a
-// multiple of 16 bytes, at most U 16-byte words a lane). The tiles stream through a
-// ring of R register buffers, loaded as plain coalesced 16-byte words R tiles
-// ahead of the one being computed; a tile is stored to the wave's shared-memory
-// buffer and read back: whole blocks a lane for Q4_0 / Q8_0 (Part<Q, 1>), the
-// mmvqs slices for Q4_K / Q6_K. A row's sum stays in the lanes until its last
-// tile, then one wave reduction (deterministic).
-template <int Q, int U, int R, class T>
-__device__ void mmvqw(int n, int k, int k_pad, int tile_blocks, int tiles, const uint8_t* __restrict__ w,
-                      size_t w_row_bytes, const T* __restrict__ x, float* __restrict__ out) {
-  using S = typename WideReader<Q>::type;
-  constexpr int kBlockBytes = int(sizeof(typename Traits<Q>::Block));
+// Per type: rounds of kRoundCols columns (one part a lane: WholeLane, K4Lane or an
+// mmvqs Slice), kT rounds a tile (whole 16-byte words), kS tiles of shared memory a
+// team (kS - 1 in flight while one is computed), the activation layout (perm_pos P,
+// swizzle, float pairs). quantized.cpp's plan_wide repeats the round width, the tile
+// bytes and the stages.
+template <int Q>
+struct Wide {
+  static constexpr int kRoundCols = Q == kQ4_K ? 2048 : 1024;
+  static constexpr int kRoundBytes = kRoundCols / Traits<Q>::kQK * int(sizeof(typename Traits<Q>::Block));
+  static constexpr int kT = Q == kQ4_0 || Q == kQ6_K ? 4 : 2, kS = Q == kQ6_K ? 3 : 5;
+  static constexpr int kReader = Q == kQ4_0 || Q == kQ8_0 ? 0 : Q == kQ4_K ? 1 : 2;  // Whole, K4, Slice
+  static constexpr int kPerm = kReader == 2 ? Slice<Q>::kPerm : 0, kSwz = kReader == 0 ? 1 : kReader == 1 ? 2 : 0;
+  static constexpr int kDsF = Q == kQ4_0 ? -8 : kReader == 2 ? 0 : 1;
+  static constexpr size_t kDsBytes = kDsF ? sizeof(float2) : sizeof(uint32_t);  // per 32 columns
+  static constexpr int kTileWords = kT * kRoundBytes / 16, kW = (kTileWords + kTeam - 1) / kTeam;
+  static_assert(kT * kRoundBytes % 16 == 0, "mmvqw: a tile is whole 16-byte words");
+};
+
+template <int Q, int J, class T>
+__device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, const T* __restrict__ x,
+                      float* __restrict__ out) {
+  using C = Wide<Q>;
+  constexpr int kRC = C::kRoundCols, kRB = C::kRoundBytes, kT = C::kT, kW = C::kW, kS = C::kS,
+                kTW = C::kTileWords;
   extern __shared__ uint4 smem_w[];
-  const int wave = warpSize, lane = int(threadIdx.x) % wave, wave_id = int(threadIdx.x) / wave;
+  const int l = int(threadIdx.x) % kTeam, team = int(threadIdx.x) / kTeam, teams = int(blockDim.x) / kTeam;
   int8_t* sq = reinterpret_cast<int8_t*>(smem_w);
-  uint32_t* sd = reinterpret_cast<uint32_t*>(sq + k_pad);  // k_pad: a multiple of 512
-  uint4* tile = reinterpret_cast<uint4*>(sq + k_pad + k_pad / 8) + size_t(wave_id) * U * size_t(wave);
-  const uint8_t* tb = reinterpret_cast<const uint8_t*>(tile);
-  const size_t waves = size_t(gridDim.x) * (blockDim.x / wave);
-  const size_t g = size_t(blockIdx.x) * (blockDim.x / wave) + size_t(wave_id);
-  const int r0 = int(g * size_t(n) / waves), r1 = int((g + 1) * size_t(n) / waves);
-  const int steps = (r1 - r0) * tiles, bpr = k / Traits<Q>::kQK;
-  // A position in the wave's (row, tile) steps, advanced one step at a time (the
-  // loads and the arithmetic each walk the steps in order).
-  struct Pos {
-    int row, t;
-  };
-  auto advance = [&](Pos& ps) {
-    if (++ps.t == tiles) {
-      ps.t = 0;
-      ++ps.row;
-    }
-  };
-  auto issue = [&](uint4(&reg)[U], int st, Pos& ps) {
-    if (st < steps) {
-      const int b0 = ps.t * tile_blocks;
-      const uint4* src =
-          reinterpret_cast<const uint4*>(w + size_t(ps.row) * w_row_bytes + size_t(b0) * kBlockBytes);
-      const int nw = min(tile_blocks, bpr - b0) * kBlockBytes / 16;
+  uint8_t* sd = reinterpret_cast<uint8_t*>(sq + k_pad);  // k_pad: a multiple of 512
+  uint4* stages = reinterpret_cast<uint4*>(sd + size_t(k_pad / 32) * C::kDsBytes) + size_t(team) * kS * kTW;
+  const size_t all = size_t(gridDim.x) * size_t(teams), g = size_t(blockIdx.x) * size_t(teams) + size_t(team);
+  const int r0 = int(g * size_t(n) / all), r1 = int((g + 1) * size_t(n) / all);
+  const int rpr = k / kRC, rounds = (r1 - r0) * rpr, tiles = (rounds + kT - 1) / kT;
+  const uint4* src = reinterpret_cast<const uint4*>(w + size_t(r0) * size_t(rpr) * kRB);  // 16-byte aligned
+  // Tile t into stage t % kS: one commit group a call (empty past the last tile).
+  auto issue = [&](int t, int stage) {
+    if (t < tiles) {
+      const uint4* s = src + size_t(t) * kTW;
+      uint4* d = stages + stage * kTW;
+      const int nw = min(kT, rounds - t * kT) * kRB / 16;
 #pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (lane + u * wave < nw) reg[u] = ldg(src + lane + u * wave);
+      for (int u = 0; u < kW; ++u)
+        if (l + kTeam * u < nw) copy16_async(d + l + kTeam * u, s + l + kTeam * u);
     }
-    advance(ps);
+    async_commit();
   };
+  // x quantized, the first kS - 1 tiles in flight behind its loads.
+  quantize_row_shared<C::kPerm, C::kSwz, J, C::kDsF>(k, k_pad, x, sq, sd, [&] {
+#pragma unroll
+    for (int j = 0; j < kS - 1; ++j) issue(j, j);
+  });
+  __syncthreads();  // the activation visible to every team
+  const WholeLane<C::kReader == 0 ? Q : kQ4_0> whole(l);
+  const K4Lane k4(l);
+  int xr = 0, row = r0, stage = 0;  // stage = t % kS
   float acc = 0.f;
-  auto consume = [&](const uint4(&reg)[U], Pos& ps) {
-    const int b0 = ps.t * tile_blocks, nb = min(tile_blocks, bpr - b0);
-    const int nw = nb * kBlockBytes / 16;
-    wave_sync();  // every lane done with the previous tile
+  for (int t = 0; t < tiles; ++t) {  // the same trip count for every lane of a team
+    async_wait<kS - 2>();                                // this lane's copies of tile t landed
+    wave_sync();                                         // every lane's too; every lane done with tile t - 1
+    issue(t + kS - 1, stage == 0 ? kS - 1 : stage - 1);  // into tile t - 1's stage
+    const uint8_t* tb = reinterpret_cast<const uint8_t*>(stages + stage * kTW);
+    stage = stage + 1 == kS ? 0 : stage + 1;
+    // Every round of the tile computed without branches (rounds past nr read stale
+    // bytes, their values unused), so their loads and products interleave; then
+    // added to the row sums in order.
+    const int nr = min(kT, rounds - t * kT);
+    float part[kT];
+    int xc = xr;
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (lane + u * wave < nw) tile[lane + u * wave] = reg[u];
-    wave_sync();  // this tile visible to every lane
-    const int nsl = nb * S::kPerBlock, p0 = b0 * S::kPerBlock;
-    int p = lane;
-    for (; p + wave < nsl; p += 2 * wave) {  // two slices in flight
-      S a, b;
-      a.template load<false>(tb, p);
-      b.template load<false>(tb, p + wave);
-      acc += a.dot(p0 + p, sq, sd);
-      acc += b.dot(p0 + p + wave, sq, sd);
+    for (int r = 0; r < kT; ++r) {
+      const uint8_t* rb = tb + r * kRB;
+      const int8_t* xq = sq + kRC * xc;
+      const float2* xd = reinterpret_cast<const float2*>(sd) + kRC / 32 * xc;
+      if constexpr (C::kReader == 0) {
+        part[r] = whole.dot(rb, xq, xd);
+      } else if constexpr (C::kReader == 1) {
+        part[r] = k4.dot(rb, xq, xd, l);
+      } else {
+        Slice<Q> sl;
+        sl.template load<false>(rb, l);
+        part[r] = sl.dot(32 * xc + l, sq, reinterpret_cast<const uint32_t*>(sd));
+      }
+      xc = xc + 1 == rpr ? 0 : xc + 1;
     }
-    if (p < nsl) {
-      S a;
-      a.template load<false>(tb, p);
-      acc += a.dot(p0 + p, sq, sd);
-    }
-    if (ps.t == tiles - 1) {  // the row's last tile (the same for the whole wave)
-      acc = group_allreduce(acc, wave, [](float a, float b) { return a + b; });
-      if (lane == 0) out[ps.row] = acc;
-      acc = 0.f;
-    }
-    advance(ps);
-  };
-  uint4 ring[R][U];
-  Pos next{r0, 0}, cur{r0, 0};
 #pragma unroll
-  for (int j = 0; j < R; ++j) issue(ring[j], j, next);
-  quantize_row_shared<S::kPerm, (Q == kQ4_0 || Q == kQ8_0), 4>(k, k_pad, x, sq,
-                                                               sd);  // swizzled for Part<Q, 1>
-  __syncthreads();                                                   // the activation visible to every wave
-  for (int st = 0; st < steps; st += R) {  // the same trip count for every lane of a wave
-#pragma unroll
-    for (int j = 0; j < R; ++j) {
-      if (st + j < steps) {
-        consume(ring[j], cur);
-        issue(ring[j], st + j + R, next);
+    for (int r = 0; r < kT; ++r) {
+      if (r < nr) {
+        acc += part[r];
+        if (++xr == rpr) {  // the row's last round (the same for the whole team)
+          xr = 0;
+          acc = group_allreduce(acc, kTeam, [](float a, float b) { return a + b; });
+          if (l == 0) out[row] = acc;
+          ++row;
+          acc = 0.f;
+        }
       }
     }
   }
+  async_wait<0>();  // no copy outlives the block
 }
 }  // namespace wk::q
 
@@ -931,49 +919,15 @@ QUANTIZE_S_ALL(1)
 QUANTIZE_S_ALL(2)
 QUANTIZE_S_ALL(3)
 
-// At most 256 threads and at least 4 blocks per multiprocessor (64 registers on NVIDIA).
-#define MMVQF_KERNEL(Q, QS, T, TS)                                                                        \
-  extern "C" __global__ void __launch_bounds__(256, 4)                                                    \
-      mmvqf_##QS##_##TS(int n, int k, int k_pad, int rows_per_wave, const uint8_t* w, size_t w_row_bytes, \
-                        const T* x, float* out) {                                                         \
-    wk::q::mmvqf<Q>(n, k, k_pad, rows_per_wave, w, w_row_bytes, x, out);                                  \
-  }
-#define MMVQF_KERNELS(Q, QS)         \
-  MMVQF_KERNEL(Q, QS, float, f32)    \
-  MMVQF_KERNEL(Q, QS, wk::f16s, f16) \
-  MMVQF_KERNEL(Q, QS, wk::bf16s, bf16)
-MMVQF_KERNELS(wk::q::kQ4_0, q4_0)
-MMVQF_KERNELS(wk::q::kQ8_0, q8_0)
-MMVQF_KERNELS(wk::q::kQ4_K, q4_K)
-MMVQF_KERNELS(wk::q::kQ6_K, q6_K)
-
-// 256 threads; U = 4: at least 4 blocks per multiprocessor (64 registers on NVIDIA),
-// U = 8: at least 3 (85 registers).
-#define MMVQT_KERNEL(Q, QS, T, TS, U, MINB)                                                             \
-  extern "C" __global__ void __launch_bounds__(256, MINB)                                               \
-      mmvqt_##QS##_##TS##_u##U(int n, int k, int k_pad, int rows_per_block, int tile_blocks, int tiles, \
-                               const uint8_t* w, size_t w_row_bytes, const T* x, float* out) {          \
-    wk::q::mmvqt<Q, U>(n, k, k_pad, rows_per_block, tile_blocks, tiles, w, w_row_bytes, x, out);        \
-  }
-#define MMVQT_KERNELS(Q, QS)                 \
-  MMVQT_KERNEL(Q, QS, float, f32, 4, 4)      \
-  MMVQT_KERNEL(Q, QS, wk::f16s, f16, 4, 4)   \
-  MMVQT_KERNEL(Q, QS, wk::bf16s, bf16, 4, 4) \
-  MMVQT_KERNEL(Q, QS, float, f32, 8, 3)      \
-  MMVQT_KERNEL(Q, QS, wk::f16s, f16, 8, 3)   \
-  MMVQT_KERNEL(Q, QS, wk::bf16s, bf16, 8, 3)
-MMVQT_KERNELS(wk::q::kQ4_0, q4_0)
-MMVQT_KERNELS(wk::q::kQ8_0, q8_0)
-MMVQT_KERNELS(wk::q::kQ4_K, q4_K)
-MMVQT_KERNELS(wk::q::kQ6_K, q6_K)
-
-// One 512-thread block per multiprocessor (up to 128 registers on NVIDIA), U = 4
-// words a lane per tile, a ring of R = 4 tiles in flight.
-#define MMVQW_KERNEL(Q, QS, T, TS)                                                             \
-  extern "C" __global__ void __launch_bounds__(512, 1)                                         \
-      mmvqw_##QS##_##TS(int n, int k, int k_pad, int tile_blocks, int tiles, const uint8_t* w, \
-                        size_t w_row_bytes, const T* x, float* out) {                          \
-    wk::q::mmvqw<Q, 4, 4>(n, k, k_pad, tile_blocks, tiles, w, w_row_bytes, x, out);            \
+// Up to 512 threads (16 teams), one block per multiprocessor (up to 128 registers on NVIDIA).
+#define MMVQW_KERNEL(Q, QS, T, TS)                                                                         \
+  extern "C" __global__ void __launch_bounds__(512, 1)                                                     \
+      mmvqw_##QS##_##TS(int n, int k, int k_pad, const uint8_t* w, const T* x, float* out) {               \
+    if (k_pad <= 8 * 512) {                                                                                \
+      wk::q::mmvqw<Q, 1>(n, k, k_pad, w, x, out);                                                          \
+    } else {                                                                                               \
+      wk::q::mmvqw<Q, 4>(n, k, k_pad, w, x, out);                                                          \
+    }                                                                                                      \
   }
 #define MMVQW_KERNELS(Q, QS)         \
   MMVQW_KERNEL(Q, QS, float, f32)    \
