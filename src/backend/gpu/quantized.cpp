@@ -146,6 +146,7 @@ struct WidePlan {
   size_t shmem = 0;
 };
 constexpr unsigned kWideThreads = 512, kTeamLanes = 32;
+constexpr size_t kTeamSlots = 8 * 32 * sizeof(float);  // a team's finished-row slots
 
 bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
                WidePlan& p) {
@@ -162,7 +163,7 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
       tile = 2 * 1152, ds = 8, cols = 2048;
       break;
     case GgmlType::Q6_K:
-      tile = 4 * 840, stages = 3;
+      tile = 1680, ds = 8, cols = 2048, stages = 7;
       break;
     default:
       return false;
@@ -172,7 +173,7 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
     return false;
   const size_t sms = size_t(std::max(dev.info().multiprocessors, 1));
   for (unsigned threads = kWideThreads; threads >= 128; threads /= 2) {
-    const size_t shmem = k_pad + k_pad / 32 * ds + threads / kTeamLanes * stages * tile;
+    const size_t shmem = k_pad + k_pad / 32 * ds + threads / kTeamLanes * (stages * tile + kTeamSlots);
     if (shmem <= std::max(dev.info().shared_per_block, GpuDevice::kSharedDefault)) {
       p.threads = threads;
       p.blocks = unsigned(sms * (kWideThreads / threads));

@@ -291,8 +291,9 @@ __device__ __forceinline__ float hf(uint32_t h) {
 // block calls it (blockDim.x a multiple of the wave). Swz, for mmvqw's readers whose
 // lanes read 16-byte words of x at a 32- or 64-byte stride: 1 swaps the two 16-byte
 // halves of the 32-column groups whose index has bit 2 set, 2 XORs the 16-byte word
-// index within each 64 columns with bits 7..8 of the column, so that the eight
-// lanes of one 16-byte shared-memory access hit distinct banks. J: quads a thread
+// index within each 64 columns with bits 7..8 of the column, 3 XORs bits 1..2 of
+// the 16-byte word index with bits 7..8 of the column, so that the eight lanes of
+// one 16-byte shared-memory access hit distinct banks. J: quads a thread
 // has in flight (up to 4 for mmvqw, whose x loads overlap its first tiles; 1 where
 // registers are few).
 // DsF = 0: sd holds the (f16 d, f16 s) words of quantize_q8_1s; else float pairs (d,
@@ -347,6 +348,7 @@ __device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, i
       size_t pos = perm_pos<P>(size_t(8 * t));
       if (Swz == 1) pos ^= ((pos >> 7) & 1u) << 4;
       if (Swz == 2) pos ^= ((pos >> 7) & 3u) << 4;
+      if (Swz == 3) pos ^= ((pos >> 7) & 3u) << 5;
       *reinterpret_cast<uint2*>(sq + pos) = make_uint2(word[0], word[1]);
       if (t % 4 == 0) {
         const uint32_t dw = ds_word(d, sum);
@@ -700,6 +702,82 @@ struct K4Lane {
   }
 };
 
+// Q6_K: 4 lanes a block, 8 blocks a round of 2048 columns (1680 bytes: odd blocks
+// start 2 bytes off a word, so every piece is read as the aligned words around it
+// and one byte permutation a word, as WholeLane does). Lane l takes half h = p / 2,
+// e = p % 2 (p = l % 4) of block l / 4: ql bytes 64h + 16e.. (A) and 64h + 32 +
+// 16e.. (B), qh bytes 32h + 16e.., i.e. columns 128h + 16e + 32c + i for c = 0..3
+// (A low nibbles, B low, A high, B high; qh bits 2c..2c+1), each 16-column group
+// with its scale byte 8h + e + 2c. q - 32 as the dot of q minus 32 times the sum of
+// x (a dot product with 0x20 bytes). The activation: natural order, 16-byte words
+// swizzled (Swz 3); (d, s) pairs as floats.
+struct K6Lane {
+  int a0, b0, h0, s0, d0, x[4], dsx, esh;
+  uint32_t sel;
+  __device__ __forceinline__ explicit K6Lane(int l) {
+    const int b = l >> 2, p = l & 3, h = p >> 1, e = p & 1;
+    const int blk = 210 * b, mis = blk & 2;  // 0 or 2
+    sel = mis ? 0x5432u : 0x3210u;
+    a0 = blk + 64 * h + 16 * e - mis;  // aligned word starts of the pieces
+    b0 = a0 + 32;
+    h0 = blk + 128 + 32 * h + 16 * e - mis;
+    s0 = blk + 192 + 8 * h - mis;
+    d0 = blk + 208 - mis;
+    const int sw = ((2 * b + h) & 3) << 1;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) x[c] = 16 * ((16 * b + 8 * h + 2 * c + e) ^ sw);
+    dsx = 8 * b + 4 * h;  // (d, s) pairs of groups 8b + 4h + c
+    esh = 8 * e;
+  }
+  // The 16 bytes at p0 + (2 if the block is odd) as four words.
+  __device__ __forceinline__ void piece(const uint8_t* p0, uint32_t (&o)[4]) const {
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(p0);
+    uint32_t r[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) r[i] = w[i];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) o[i] = __byte_perm(r[i], r[i + 1], sel);
+  }
+  __device__ __forceinline__ float dot(const uint8_t* round, const int8_t* xq, const float2* xd) const {
+    uint32_t qa[4], qb[4], qh[4];
+    piece(round + a0, qa);
+    piece(round + b0, qb);
+    piece(round + h0, qh);
+    const uint32_t* sp = reinterpret_cast<const uint32_t*>(round + s0);
+    const uint32_t sw0 = sp[0], sw1 = sp[1], sw2 = sp[2];
+    const uint32_t slo = __byte_perm(sw0, sw1, sel), shi = __byte_perm(sw1, sw2, sel);  // scales 8h..8h+7
+    const uint32_t dw = *reinterpret_cast<const uint32_t*>(round + d0) >> (8 * (sel == 0x5432u ? 2 : 0));
+    int4 a[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) a[c] = *reinterpret_cast<const int4*>(xq + x[c]);
+    const float4 ds01 = *reinterpret_cast<const float4*>(xd + dsx), ds23 = *reinterpret_cast<const float4*>(xd + dsx + 2);
+    const float dx[4] = {ds01.x, ds01.z, ds23.x, ds23.z};
+    int sq[4], sx[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) sq[c] = 0, sx[c] = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int xa[4] = {(&a[0].x)[i], (&a[1].x)[i], (&a[2].x)[i], (&a[3].x)[i]};
+      const uint32_t q[4] = {(qa[i] & 0x0F0F0F0Fu) | ((qh[i] << 4) & 0x30303030u),
+                             (qb[i] & 0x0F0F0F0Fu) | ((qh[i] << 2) & 0x30303030u),
+                             ((qa[i] >> 4) & 0x0F0F0F0Fu) | (qh[i] & 0x30303030u),
+                             ((qb[i] >> 4) & 0x0F0F0F0Fu) | ((qh[i] >> 2) & 0x30303030u)};
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        sq[c] = wick_dp4a(int(q[c]), xa[c], sq[c]);
+        sx[c] = wick_dp4a(0x20202020, xa[c], sx[c]);
+      }
+    }
+    // value = d * scale * (q - 32); scale byte e + 2c of the eight at 8h
+    const float sc[4] = {float(int8_t(slo >> esh)), float(int8_t(slo >> (esh + 16))), float(int8_t(shi >> esh)),
+                         float(int8_t(shi >> (esh + 16)))};
+    float v = 0.f;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) v += sc[c] * dx[c] * float(sq[c] - sx[c]);
+    return hf(dw) * v;
+  }
+};
+
 // 16-byte copies global -> shared that complete in the background, in commit groups
 // (cp.async, sm_80+); elsewhere (HIP, older NVIDIA) a plain load and store, done at once.
 __device__ __forceinline__ void copy16_async(uint4* dst, const uint4* src) {
@@ -727,15 +805,15 @@ __device__ __forceinline__ void async_wait() {
 // mmvqs Slice), kT rounds a tile (whole 16-byte words), kS tiles of shared memory a
 // team (kS - 1 in flight while one is computed), the activation layout (perm_pos P,
 // swizzle, float pairs). quantized.cpp's plan_wide repeats the round width, the tile
-// bytes and the stages.
+// bytes and the stages. Shared memory: the activation, then each team's kS tiles,
+// then each team's 8 x 32 floats of finished rows.
 template <int Q>
 struct Wide {
-  static constexpr int kRoundCols = Q == kQ4_K ? 2048 : 1024;
+  static constexpr int kRoundCols = Q == kQ4_K || Q == kQ6_K ? 2048 : 1024;
   static constexpr int kRoundBytes = kRoundCols / Traits<Q>::kQK * int(sizeof(typename Traits<Q>::Block));
-  static constexpr int kT = Q == kQ4_0 || Q == kQ6_K ? 4 : 2, kS = Q == kQ6_K ? 3 : 5;
-  static constexpr int kReader = Q == kQ4_0 || Q == kQ8_0 ? 0 : Q == kQ4_K ? 1 : 2;  // Whole, K4, Slice
-  static constexpr int kPerm = kReader == 2 ? Slice<Q>::kPerm : 0, kSwz = kReader == 0 ? 1 : kReader == 1 ? 2 : 0;
-  static constexpr int kDsF = Q == kQ4_0 ? -8 : kReader == 2 ? 0 : 1;
+  static constexpr int kT = Q == kQ4_0 ? 4 : Q == kQ6_K ? 1 : 2, kS = Q == kQ6_K ? 7 : 5;
+  static constexpr int kReader = Q == kQ4_0 || Q == kQ8_0 ? 0 : Q == kQ4_K ? 1 : 2;  // Whole, K4, K6
+  static constexpr int kPerm = 0, kSwz = kReader + 1, kDsF = Q == kQ4_0 ? -8 : 1;
   static constexpr size_t kDsBytes = kDsF ? sizeof(float2) : sizeof(uint32_t);  // per 32 columns
   static constexpr int kTileWords = kT * kRoundBytes / 16, kW = (kTileWords + kTeam - 1) / kTeam;
   static_assert(kT * kRoundBytes % 16 == 0, "mmvqw: a tile is whole 16-byte words");
@@ -751,20 +829,39 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   const int l = int(threadIdx.x) % kTeam, team = int(threadIdx.x) / kTeam, teams = int(blockDim.x) / kTeam;
   int8_t* sq = reinterpret_cast<int8_t*>(smem_w);
   uint8_t* sd = reinterpret_cast<uint8_t*>(sq + k_pad);  // k_pad: a multiple of 512
-  uint4* stages = reinterpret_cast<uint4*>(sd + size_t(k_pad / 32) * C::kDsBytes) + size_t(team) * kS * kTW;
-  const size_t all = size_t(gridDim.x) * size_t(teams), g = size_t(blockIdx.x) * size_t(teams) + size_t(team);
-  const int r0 = int(g * size_t(n) / all), r1 = int((g + 1) * size_t(n) / all);
-  const int rpr = k / kRC, rounds = (r1 - r0) * rpr, tiles = (rounds + kT - 1) / kT;
-  const uint4* src = reinterpret_cast<const uint4*>(w + size_t(r0) * size_t(rpr) * kRB);  // 16-byte aligned
-  // Tile t into stage t % kS: one commit group a call (empty past the last tile).
+  uint4* stages0 = reinterpret_cast<uint4*>(sd + size_t(k_pad / 32) * C::kDsBytes);
+  uint4* stages = stages0 + size_t(team) * kS * kTW;
+  float* slots = reinterpret_cast<float*>(stages0 + size_t(teams) * kS * kTW) + 256 * team;
+  // Team g of G takes rows g, g + G, g + 2G, ...: at any time the teams read
+  // neighbouring rows, sweeping the weight together. A row is tpr tiles of kT
+  // rounds (its last one shorter where kT does not divide the row's rpr rounds).
+  const int G = int(gridDim.x) * teams, g = int(blockIdx.x) * teams + team;
+  const int rows = g < n ? (n - 1 - g) / G + 1 : 0;
+  const int rpr = k / kRC, tpr = (rpr + kT - 1) / kT, tiles = rows * tpr;
+  const size_t row_words = size_t(rpr) * kRB / 16, stride_words = size_t(G) * row_words;
+  // The copy cursor: tile ij of the row at isrc (16-byte aligned).
+  const uint4* isrc = reinterpret_cast<const uint4*>(w) + size_t(g) * row_words;
+  int ij = 0;
+  // The next tile into stage `stage`: one commit group a call (empty past the last
+  // tile). Whole tiles copy every word without tests but the last's.
   auto issue = [&](int t, int stage) {
     if (t < tiles) {
-      const uint4* s = src + size_t(t) * kTW;
-      uint4* d = stages + stage * kTW;
-      const int nw = min(kT, rounds - t * kT) * kRB / 16;
+      const uint4* s = isrc + size_t(ij) * kTW + l;
+      uint4* d = stages + stage * kTW + l;
+      const int nw = min(kT, rpr - ij * kT) * kRB / 16;
+      if (nw == kTW) {
 #pragma unroll
-      for (int u = 0; u < kW; ++u)
-        if (l + kTeam * u < nw) copy16_async(d + l + kTeam * u, s + l + kTeam * u);
+        for (int u = 0; u < kW; ++u)
+          if (kTeam * (u + 1) <= kTW || l + kTeam * u < kTW) copy16_async(d + kTeam * u, s + kTeam * u);
+      } else {
+#pragma unroll
+        for (int u = 0; u < kW; ++u)
+          if (l + kTeam * u < nw) copy16_async(d + kTeam * u, s + kTeam * u);
+      }
+      if (++ij == tpr) {
+        ij = 0;
+        isrc += stride_words;
+      }
     }
     async_commit();
   };
@@ -776,7 +873,38 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   __syncthreads();  // the activation visible to every team
   const WholeLane<C::kReader == 0 ? Q : kQ4_0> whole(l);
   const K4Lane k4(l);
-  int xr = 0, row = r0, stage = 0;  // stage = t % kS
+  const K6Lane k6(l);
+  // Finished rows' lane sums wait in the team's slots (the team's row i0 + i in
+  // slots[32 i..]), eight at a time: lanes 4i..4i+3 add row i's 32 values, then two
+  // shuffles.
+  int np = 0, i0 = 0;
+  auto flush = [&] {
+    wave_sync();  // every lane's slot stores visible
+    const float4 u = *reinterpret_cast<const float4*>(slots + 8 * l);
+    const float4 v = *reinterpret_cast<const float4*>(slots + 8 * l + 4);
+    float sum = ((u.x + u.y) + (u.z + u.w)) + ((v.x + v.y) + (v.z + v.w));
+    sum += wick_shfl_xor(sum, 1);
+    sum += wick_shfl_xor(sum, 2);
+    const int i = l >> 2;
+    if ((l & 3) == 0 && i < np) out[g + (i0 + i) * G] = sum;
+    i0 += np;
+    np = 0;
+    wave_sync();  // every lane done reading the slots
+  };
+  // The lane's part of round r of the tile at tb, whose first round is round c0 of its row.
+  auto part = [&](const uint8_t* tb, int c0, int r) {
+    const uint8_t* rb = tb + r * kRB;
+    const int8_t* xq = sq + kRC * (c0 + r);
+    const float2* xd = reinterpret_cast<const float2*>(sd) + kRC / 32 * (c0 + r);
+    if constexpr (C::kReader == 0) {
+      return whole.dot(rb, xq, xd);
+    } else if constexpr (C::kReader == 1) {
+      return k4.dot(rb, xq, xd, l);
+    } else {
+      return k6.dot(rb, xq, xd);
+    }
+  };
+  int cj = 0, stage = 0;  // the tile computed: tile cj of its row, in stage `stage`
   float acc = 0.f;
   for (int t = 0; t < tiles; ++t) {  // the same trip count for every lane of a team
     async_wait<kS - 2>();                                // this lane's copies of tile t landed
@@ -784,42 +912,26 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
     issue(t + kS - 1, stage == 0 ? kS - 1 : stage - 1);  // into tile t - 1's stage
     const uint8_t* tb = reinterpret_cast<const uint8_t*>(stages + stage * kTW);
     stage = stage + 1 == kS ? 0 : stage + 1;
-    // Every round of the tile computed without branches (rounds past nr read stale
-    // bytes, their values unused), so their loads and products interleave; then
-    // added to the row sums in order.
-    const int nr = min(kT, rounds - t * kT);
-    float part[kT];
-    int xc = xr;
+    const int c0 = cj * kT, nr = min(kT, rpr - c0);
+    if (nr == kT) {  // every round of the tile, without branches, so they interleave
+      float p[kT];
 #pragma unroll
-    for (int r = 0; r < kT; ++r) {
-      const uint8_t* rb = tb + r * kRB;
-      const int8_t* xq = sq + kRC * xc;
-      const float2* xd = reinterpret_cast<const float2*>(sd) + kRC / 32 * xc;
-      if constexpr (C::kReader == 0) {
-        part[r] = whole.dot(rb, xq, xd);
-      } else if constexpr (C::kReader == 1) {
-        part[r] = k4.dot(rb, xq, xd, l);
-      } else {
-        Slice<Q> sl;
-        sl.template load<false>(rb, l);
-        part[r] = sl.dot(32 * xc + l, sq, reinterpret_cast<const uint32_t*>(sd));
-      }
-      xc = xc + 1 == rpr ? 0 : xc + 1;
+      for (int r = 0; r < kT; ++r) p[r] = part(tb, c0, r);
+#pragma unroll
+      for (int r = 0; r < kT; ++r) acc += p[r];
+    } else {
+#pragma unroll
+      for (int r = 0; r < kT; ++r)
+        if (r < nr) acc += part(tb, c0, r);
     }
-#pragma unroll
-    for (int r = 0; r < kT; ++r) {
-      if (r < nr) {
-        acc += part[r];
-        if (++xr == rpr) {  // the row's last round (the same for the whole team)
-          xr = 0;
-          acc = group_allreduce(acc, kTeam, [](float a, float b) { return a + b; });
-          if (l == 0) out[row] = acc;
-          ++row;
-          acc = 0.f;
-        }
-      }
+    if (++cj == tpr) {  // the row's last tile (the same for the whole team)
+      cj = 0;
+      slots[32 * np + l] = acc;
+      acc = 0.f;
+      if (++np == 8) flush();
     }
   }
+  if (np > 0) flush();
   async_wait<0>();  // no copy outlives the block
 }
 }  // namespace wk::q
