@@ -186,11 +186,13 @@ unsigned GpuDevice::grid_for(size_t items) const {
   return unsigned(std::clamp<size_t>(g, 1, cap));
 }
 
-void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem) {
+void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem,
+                       bool dependent) {
   gpuFunction_t f = modules_.get_or_load_func(name, m);
   set_device(local_);
   if (shmem > kSharedDefault) raise_shared_limit(f, name);
-  gpuError_t err = gpuLaunch(f, grid, block, args, shmem, stream_);
+  gpuError_t err = dependent ? gpuLaunchDependent(f, grid, block, args, shmem, stream_)
+                             : gpuLaunch(f, grid, block, args, shmem, stream_);
   if (err != gpuSuccess) {
     (void)gpuGetLastError();
     throw_error(

@@ -128,7 +128,10 @@ class GpuDevice final : public BackendDevice {
   // throws Error(GpuRuntime) naming the kernel. Past kSharedDefault bytes of dynamic
   // shared memory the kernel first opts in (once) to info().shared_per_block.
   static constexpr size_t kSharedDefault = 48 * 1024;
-  void launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem = 0);
+  // dependent: the kernel may start before the previous one in the stream finished
+  // (gpuLaunchDependent); it waits for it before touching memory that one writes.
+  void launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem = 0,
+              bool dependent = false);
   // Grid for a grid-stride kernel over `items` work items of blockDim threads.
   unsigned grid_for(size_t items) const;
   unsigned block_size() const { return block_; }

@@ -146,7 +146,7 @@ struct WidePlan {
   size_t shmem = 0;
 };
 constexpr unsigned kWideThreads = 512, kTeamLanes = 32;
-constexpr size_t kTeamSlots = 8 * 32 * sizeof(float);  // a team's finished-row slots
+constexpr size_t kTeamSlots = 8 * 32 * sizeof(float) + 8 * sizeof(uint64_t);  // finished rows, barriers
 
 bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
                WidePlan& p) {
@@ -172,7 +172,12 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
       n > size_t(INT32_MAX) || k > size_t(INT32_MAX))
     return false;
   const size_t sms = size_t(std::max(dev.info().multiprocessors, 1));
-  for (unsigned threads = kWideThreads; threads >= 128; threads /= 2) {
+  unsigned first = kWideThreads;  // WICK_QMV_WIDE_THREADS (256 or 128) asks for smaller blocks, for tuning
+  if (const char* env = std::getenv("WICK_QMV_WIDE_THREADS")) {
+    const unsigned v = unsigned(std::strtoul(env, nullptr, 10));
+    if (v == 256 || v == 128) first = v;
+  }
+  for (unsigned threads = first; threads >= 128; threads /= 2) {
     const size_t shmem = k_pad + k_pad / 32 * ds + threads / kTeamLanes * (stages * tile + kTeamSlots);
     if (shmem <= std::max(dev.info().shared_per_block, GpuDevice::kSharedDefault)) {
       p.threads = threads;
@@ -199,7 +204,10 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   float* o = static_cast<float*>(out->raw());
   void* args[] = {&ni, &ki, &kpi, const_cast<uint8_t**>(&w), const_cast<void**>(&x), &o};
   const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
-  dev.launch(names[size_t(t)][d], Module::Quantized, dim3(p.blocks), dim3(p.threads), args, p.shmem);
+  // Dependent launch: its first weight tiles stream while the previous kernel ends (the
+  // weight bytes are written only by copies, never by a kernel); x is read after it.
+  const bool dependent = std::getenv("WICK_QMV_NO_PDL") == nullptr;
+  dev.launch(names[size_t(t)][d], Module::Quantized, dim3(p.blocks), dim3(p.threads), args, p.shmem, dependent);
   return out;
 }
 

@@ -136,6 +136,11 @@ inline gpuError_t gpuLaunch(gpuFunction_t f, dim3 grid, dim3 block, void** args,
   return hipModuleLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(shmem), s, args,
                                nullptr);
 }
+// HIP has no programmatic dependent launch: an ordinary launch.
+inline gpuError_t gpuLaunchDependent(gpuFunction_t f, dim3 grid, dim3 block, void** args, size_t shmem,
+                                     gpuStream_t s) {
+  return gpuLaunch(f, grid, block, args, shmem, s);
+}
 // The most dynamic shared memory (LDS) one block may take: what a block gets, with
 // no opting in on AMD.
 inline size_t gpu_shared_per_block_max(const gpuDeviceProp_t& p) { return p.sharedMemPerBlock; }
@@ -201,6 +206,23 @@ inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const ch
 inline gpuError_t gpuLaunch(gpuFunction_t f, dim3 grid, dim3 block, void** args, size_t shmem,
                             gpuStream_t s) {
   return cudaLaunchKernel(reinterpret_cast<const void*>(f), grid, block, args, shmem, s);
+}
+// A launch that may begin before the previous kernel in the stream has finished
+// (programmatic dependent launch, sm_90+; elsewhere an ordinary launch): the kernel
+// must wait (griddepcontrol.wait) before it touches memory that kernel writes.
+inline gpuError_t gpuLaunchDependent(gpuFunction_t f, dim3 grid, dim3 block, void** args, size_t shmem,
+                                     gpuStream_t s) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = shmem;
+  cfg.stream = s;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelExC(&cfg, reinterpret_cast<const void*>(f), args);
 }
 // The most dynamic shared memory one block may take once its kernel opted in
 // (gpuRaiseSharedLimit); past 48 KB a kernel must opt in.

@@ -801,12 +801,51 @@ __device__ __forceinline__ void async_wait() {
 #endif
 }
 
+// sm_90+: a team's tiles come by one bulk copy each (cp.async.bulk, the tensor memory
+// accelerator's 1-D copy), issued by lane 0, completing on an mbarrier per stage.
+#if !defined(WICK_VENDOR_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define WICK_BULK_COPY 1
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(uint64_t* b) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(b)) : "memory");
+}
+// Makes the barriers' initialisation visible to the bulk copies.
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// Orders this thread's (and, after a barrier, its team's) shared-memory accesses
+// before later bulk copies into shared memory.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// `bytes` (a multiple of 16; both addresses 16-byte aligned) from src to dst; the
+// barrier completes its phase when they have landed.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, uint64_t* b) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(b)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   smem_u32(dst)),
+               "l"(src), "r"(bytes), "r"(smem_u32(b))
+               : "memory");
+}
+// Programmatic dependent launch: lets the next kernel in the stream launch, and waits
+// until the previous one finished and its writes are visible.
+__device__ __forceinline__ void grid_launch_dependents() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+__device__ __forceinline__ void grid_wait_previous() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+// Waits until the barrier's phase of parity `parity` completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* b, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred p;\nWICK_MBAR_WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@p bra "
+      "WICK_MBAR_DONE;\nbra WICK_MBAR_WAIT;\nWICK_MBAR_DONE:\n}\n" ::"r"(smem_u32(b)),
+      "r"(parity)
+      : "memory");
+}
+#endif
+
 // Per type: rounds of kRoundCols columns (one part a lane: WholeLane, K4Lane or an
 // mmvqs Slice), kT rounds a tile (whole 16-byte words), kS tiles of shared memory a
 // team (kS - 1 in flight while one is computed), the activation layout (perm_pos P,
 // swizzle, float pairs). quantized.cpp's plan_wide repeats the round width, the tile
 // bytes and the stages. Shared memory: the activation, then each team's kS tiles,
-// then each team's 8 x 32 floats of finished rows.
+// then each team's 8 x 32 floats of finished rows and 8 barrier words.
 template <int Q>
 struct Wide {
   static constexpr int kRoundCols = Q == kQ4_K || Q == kQ6_K ? 2048 : 1024;
@@ -831,7 +870,18 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   uint8_t* sd = reinterpret_cast<uint8_t*>(sq + k_pad);  // k_pad: a multiple of 512
   uint4* stages0 = reinterpret_cast<uint4*>(sd + size_t(k_pad / 32) * C::kDsBytes);
   uint4* stages = stages0 + size_t(team) * kS * kTW;
-  float* slots = reinterpret_cast<float*>(stages0 + size_t(teams) * kS * kTW) + 256 * team;
+  float* slots = reinterpret_cast<float*>(stages0 + size_t(teams) * kS * kTW) + 272 * team;
+#if defined(WICK_BULK_COPY)
+  static_assert(kS <= 8, "mmvqw: eight barriers a team");
+  uint64_t* bars = reinterpret_cast<uint64_t*>(slots + 256);  // one a stage
+  if (l == 0) {
+#pragma unroll
+    for (int i = 0; i < kS; ++i) mbar_init(bars + i);
+    mbar_init_fence();
+  }
+  wave_sync();
+  unsigned parity = 0;  // bit s: the parity of stage s's next phase
+#endif
   // Team g of G takes rows g, g + G, g + 2G, ...: at any time the teams read
   // neighbouring rows, sweeping the weight together. A row is tpr tiles of kT
   // rounds (its last one shorter where kT does not divide the row's rpr rounds).
@@ -846,9 +896,12 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   // tile). Whole tiles copy every word without tests but the last's.
   auto issue = [&](int t, int stage) {
     if (t < tiles) {
+      const int nw = min(kT, rpr - ij * kT) * kRB / 16;
+#if defined(WICK_BULK_COPY)
+      if (l == 0) bulk_copy(stages + stage * kTW, isrc + size_t(ij) * kTW, unsigned(nw) * 16u, bars + stage);
+#else
       const uint4* s = isrc + size_t(ij) * kTW + l;
       uint4* d = stages + stage * kTW + l;
-      const int nw = min(kT, rpr - ij * kT) * kRB / 16;
       if (nw == kTW) {
 #pragma unroll
         for (int u = 0; u < kW; ++u)
@@ -858,17 +911,29 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
         for (int u = 0; u < kW; ++u)
           if (l + kTeam * u < nw) copy16_async(d + kTeam * u, s + kTeam * u);
       }
+#endif
       if (++ij == tpr) {
         ij = 0;
         isrc += stride_words;
       }
     }
+#if !defined(WICK_BULK_COPY)
     async_commit();
+#endif
   };
-  // x quantized, the first kS - 1 tiles in flight behind its loads.
+  // The first kP tiles in flight before the previous kernel is waited for (launched
+  // dependent: the weight is no kernel's output), then x quantized, the other first
+  // tiles in flight behind its loads.
+  constexpr int kP = kS - 1 < 2 ? kS - 1 : 2;
+#pragma unroll
+  for (int j = 0; j < kP; ++j) issue(j, j);
+#if defined(WICK_BULK_COPY)
+  grid_launch_dependents();
+  grid_wait_previous();
+#endif
   quantize_row_shared<C::kPerm, C::kSwz, J, C::kDsF>(k, k_pad, x, sq, sd, [&] {
 #pragma unroll
-    for (int j = 0; j < kS - 1; ++j) issue(j, j);
+    for (int j = kP; j < kS - 1; ++j) issue(j, j);
   });
   __syncthreads();  // the activation visible to every team
   const WholeLane<C::kReader == 0 ? Q : kQ4_0> whole(l);
@@ -907,8 +972,15 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   int cj = 0, stage = 0;  // the tile computed: tile cj of its row, in stage `stage`
   float acc = 0.f;
   for (int t = 0; t < tiles; ++t) {  // the same trip count for every lane of a team
-    async_wait<kS - 2>();                                // this lane's copies of tile t landed
-    wave_sync();                                         // every lane's too; every lane done with tile t - 1
+#if defined(WICK_BULK_COPY)
+    mbar_wait(bars + stage, (parity >> stage) & 1u);  // tile t landed
+    parity ^= 1u << stage;
+    wave_sync();                    // every lane done with tile t - 1
+    if (l == 0) fence_proxy_async();  // ... before the copy over it
+#else
+    async_wait<kS - 2>();  // this lane's copies of tile t landed
+    wave_sync();           // every lane's too; every lane done with tile t - 1
+#endif
     issue(t + kS - 1, stage == 0 ? kS - 1 : stage - 1);  // into tile t - 1's stage
     const uint8_t* tb = reinterpret_cast<const uint8_t*>(stages + stage * kTW);
     stage = stage + 1 == kS ? 0 : stage + 1;
@@ -932,7 +1004,9 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
     }
   }
   if (np > 0) flush();
-  async_wait<0>();  // no copy outlives the block
+#if !defined(WICK_BULK_COPY)
+  async_wait<0>();  // no copy outlives the block (every bulk copy was waited for)
+#endif
 }
 }  // namespace wk::q
 
