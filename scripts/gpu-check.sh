@@ -124,6 +124,12 @@ if want bench ops quant; then
   if want bench quant; then
     bench 'BM_GpuQuant' wick_bench_quant.json 200
     python3 bench/gpu_quant_report.py "$OUT/wick_bench_quant.json" | tee "$OUT/gpu_quant_report.md" | tee -a "$S"
+    # the batch-1 mat-vec again as an ordinary launch (no overlap with the call before)
+    log "mat-vec, ordinary launch (WICK_QMV_NO_PDL=1)"
+    export WICK_QMV_NO_PDL=1
+    bench 'BM_GpuQuant(Copy|MatVec)' wick_bench_quant_nopdl.json 120
+    unset WICK_QMV_NO_PDL
+    python3 bench/gpu_quant_report.py "$OUT/wick_bench_quant_nopdl.json" | tee "$OUT/gpu_quant_report_nopdl.md" | tee -a "$S"
     # the read ceiling of the mat-vec weights (one kernel, back to back; standalone CUDA)
     if command -v nvcc >/dev/null && nvcc -O3 -arch=sm_90 -o "$OUT/qmv_ceiling" bench/qmv_ceiling.cu >"$OUT/qmv_ceiling.log" 2>&1; then
       timeout 60 "$OUT/qmv_ceiling" >>"$OUT/qmv_ceiling.log" 2>&1 || rc=1

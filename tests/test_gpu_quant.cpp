@@ -335,14 +335,15 @@ TEST(GpuQmatmulWide, HandBuiltQ4_0RowGivesTheExactDot) {
 }
 
 // Batch 1 takes mmvqw (one launch: x quantized in each block's shared memory, one
-// block per multiprocessor, waves owning ranges of rows streamed as 16-byte tiles)
-// by default for Q4_0, Q8_0 and Q6_K rows of a multiple of 16 bytes, and for Q4_K
-// too with WICK_QMV_KERNEL=wide:
-// within NMSE 5e-4 of the CPU for k = 4096 (one to two tiles per row) and k = 14336
-// (four to seven), for n = 7 (fewer rows than waves: most waves own none), 67, 1501
-// and 4500 (more rows than the H200's 2112 waves: two or three rows a wave), for f32,
-// f16 and bf16 x; n = 1 against q8_1_dot. WICK_QMV_KERNEL=split (mmvqs) meets the
-// same bounds on the same cases.
+// block per multiprocessor, teams of 32 lanes taking rows g, g + G, ... streamed
+// through shared memory in tiles of 1024- or 2048-column rounds) by default for
+// Q4_0, Q8_0, Q4_K and Q6_K rows of whole 16-byte words:
+// within NMSE 5e-4 of the CPU for k = 4096 (one tile or four per row) and k = 14336
+// (two to fourteen, the last of a row shorter for Q4_0 and Q4_K), for n = 7 (fewer
+// rows than teams: most teams own none), 67, 1501 and 4500 (more rows than the H200's
+// 2112 teams: two or three rows a team; more than eight rows a team wait for their
+// reduction), for f32, f16 and bf16 x; n = 1 against q8_1_dot. WICK_QMV_KERNEL=split
+// (mmvqs) meets the same bounds on the same cases.
 TEST(GpuQmatmulWide, AlignedRowsGiveTheCpuResultForEveryXDtype) {
   REQUIRE_GPU();
   for (size_t k : {size_t(4096), size_t(14336)}) {
@@ -372,8 +373,45 @@ TEST(GpuQmatmulWide, AlignedRowsGiveTheCpuResultForEveryXDtype) {
   }
 }
 
+// On sm_90 mmvqw is a programmatic dependent launch: it may start while the kernel
+// before it runs, streaming weight tiles, and waits for it before reading x. Here x
+// is written by the kernel right before each mat-vec (x0 scaled by i + 1, ten times
+// over): every result is the CPU's for that x, within NMSE 5e-4.
+TEST(GpuQmatmulWide, TheKernelWritingXJustBeforeIsWaitedFor) {
+  REQUIRE_GPU();
+  const size_t n = 1501, k = 4096;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q6_K}) {
+    QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 77), Shape{n, k}), t);
+    QTensor wg = w.to_device(kGpu);
+    Tensor x0 = Tensor::from_vector(normal_values(k, 78), Shape{1, k});
+    Tensor x0g = x0.to_device(kGpu);
+    std::vector<Tensor> got;
+    for (int i = 0; i < 10; ++i) got.push_back(qmatmul(x0g.affine(double(i + 1), 0.0), wg, QMatmulPath::MatVec));
+    for (int i = 0; i < 10; ++i) {
+      const std::vector<float> want = qmatmul(x0.affine(double(i + 1), 0.0), w).to_vector<float>();
+      EXPECT_LE(nmse(got[size_t(i)].to_vector<float>(), want), 5e-4) << ggml_type_name(t) << " i=" << i;
+    }
+  }
+}
+
+// The dependent launch and an ordinary one (WICK_QMV_NO_PDL=1) give the same bits.
+TEST(GpuQmatmulWide, AnOrdinaryLaunchGivesTheSameBits) {
+  REQUIRE_GPU();
+  const size_t n = 67, k = 4096;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    QTensor w =
+        QTensor::quantize(Tensor::from_vector(normal_values(n * k, 79), Shape{n, k}), t).to_device(kGpu);
+    Tensor x = Tensor::from_vector(normal_values(k, 80), Shape{1, k}, kGpu);
+    const std::vector<float> a = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
+    ::setenv("WICK_QMV_NO_PDL", "1", 1);
+    const std::vector<float> b = qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>();
+    ::unsetenv("WICK_QMV_NO_PDL");
+    EXPECT_EQ(a, b) << ggml_type_name(t);
+  }
+}
+
 // The default batch-1 kernel is deterministic: the same call twice gives the same
-// bits (each row is summed by one wave in a fixed order).
+// bits (each row is summed by one team in a fixed order).
 TEST(GpuQmatmulWide, RepeatedCallsAreBitIdentical) {
   REQUIRE_GPU();
   const size_t n = 3000, k = 4096;
@@ -414,8 +452,8 @@ TEST(GpuQmatmulWide, WhereItDoesNotApplyTheDefaultIsMmvqs) {
 }
 
 // Rows too long for 16 teams' shared memory take blocks of fewer teams: Q8_0 rows of
-// k = 65536 (the activation (80 KB) and 16 teams' tiles (170 KB) exceed the H200's
-// 227 KB a block; 8 teams fit) and Q4_0 rows of k = 49152 (16 teams' 184 KB of tiles
+// k = 65536 (the activation (80 KB) and 16 teams' tiles and slots (186 KB) exceed the
+// H200's 227 KB a block; 8 teams fit) and Q4_0 rows of k = 49152 (16 teams' 197 KB
 // beside 60 KB of activation: 8 teams). Within NMSE 5e-4 of the CPU.
 TEST(GpuQmatmulWide, LongRowsTakeSmallerBlocks) {
   REQUIRE_GPU();

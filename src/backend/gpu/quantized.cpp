@@ -134,6 +134,13 @@ bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
   return addr % 4 == 0;
 }
 
+// The major compute capability of an NVIDIA device ("sm_90" -> 9); 0 for others.
+int arch_major(const GpuDevice& dev) {
+  const std::string& a = dev.info().arch;
+  if (a.rfind("sm_", 0) != 0 || a.size() < 5) return 0;
+  return std::atoi(a.substr(3, a.size() - 4).c_str());
+}
+
 // mmvqw (batch 1, one launch; the default where it applies): teams of 32 lanes, each
 // owning a contiguous range of rows, streamed as rounds of 1024 columns (k a multiple
 // of 1024; rows whole 16-byte words). Blocks of 16 teams, one per multiprocessor,
@@ -204,9 +211,11 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   float* o = static_cast<float*>(out->raw());
   void* args[] = {&ni, &ki, &kpi, const_cast<uint8_t**>(&w), const_cast<void**>(&x), &o};
   const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
-  // Dependent launch: its first weight tiles stream while the previous kernel ends (the
-  // weight bytes are written only by copies, never by a kernel); x is read after it.
-  const bool dependent = std::getenv("WICK_QMV_NO_PDL") == nullptr;
+  // A dependent launch on sm_90 and later (whose code waits for the previous kernel,
+  // griddepcontrol.wait, before it reads x or writes out): its first weight tiles stream
+  // while the previous kernel ends. Sound because a QTensor's bytes are written only by
+  // copies, never by a kernel. WICK_QMV_NO_PDL=1: an ordinary launch.
+  const bool dependent = arch_major(dev) >= 9 && std::getenv("WICK_QMV_NO_PDL") == nullptr;
   dev.launch(names[size_t(t)][d], Module::Quantized, dim3(p.blocks), dim3(p.threads), args, p.shmem, dependent);
   return out;
 }

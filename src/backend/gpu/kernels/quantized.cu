@@ -851,6 +851,9 @@ struct Wide {
   static constexpr int kRoundCols = Q == kQ4_K || Q == kQ6_K ? 2048 : 1024;
   static constexpr int kRoundBytes = kRoundCols / Traits<Q>::kQK * int(sizeof(typename Traits<Q>::Block));
   static constexpr int kT = Q == kQ4_0 ? 4 : Q == kQ6_K ? 1 : 2, kS = Q == kQ6_K ? 7 : 5;
+  // First tiles issued before the wait for the previous kernel (measured best on the
+  // H200: bench/results/2026-11-21-h200-session4/call13).
+  static constexpr int kP = Q == kQ4_0 || Q == kQ4_K ? 1 : 2;
   static constexpr int kReader = Q == kQ4_0 || Q == kQ8_0 ? 0 : Q == kQ4_K ? 1 : 2;  // Whole, K4, K6
   static constexpr int kPerm = 0, kSwz = kReader + 1, kDsF = Q == kQ4_0 ? -8 : 1;
   static constexpr size_t kDsBytes = kDsF ? sizeof(float2) : sizeof(uint32_t);  // per 32 columns
@@ -924,7 +927,11 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   // The first kP tiles in flight before the previous kernel is waited for (launched
   // dependent: the weight is no kernel's output), then x quantized, the other first
   // tiles in flight behind its loads.
-  constexpr int kP = kS - 1 < 2 ? kS - 1 : 2;
+#if defined(WICK_BULK_COPY)
+  constexpr int kP = C::kP;
+#else
+  constexpr int kP = 0;  // never launched dependent: x's loads first
+#endif
 #pragma unroll
   for (int j = 0; j < kP; ++j) issue(j, j);
 #if defined(WICK_BULK_COPY)
@@ -1123,3 +1130,4 @@ MMVQW_KERNELS(wk::q::kQ4_0, q4_0)
 MMVQW_KERNELS(wk::q::kQ8_0, q8_0)
 MMVQW_KERNELS(wk::q::kQ4_K, q4_K)
 MMVQW_KERNELS(wk::q::kQ6_K, q6_K)
+
