@@ -283,25 +283,23 @@ __device__ __forceinline__ float hf(uint32_t h) {
 #endif
 }
 
-// One row x (k elements; zeros up to k_pad) quantized into shared memory in the
-// split layout of quantize_q8_1s with permutation P (sq: k_pad bytes, sd: k_pad / 32
-// words): the reference's values (amax of the group, d = amax / 127, q = round(v /
-// d), the sum of q), 4 threads per 32-column group, 8 columns each (every
-// permutation keeps runs of 8 columns, 8-aligned, together). Every thread of the
+// One row x (k elements; zeros up to k_pad) quantized into shared memory for mmvqw
+// (sq: k_pad bytes in column order but for the swizzle, sd: k_pad / 32 float pairs):
+// the reference's values (amax of the group, d = amax / 127, q = round(v / d), the
+// sum of q), 4 threads per 32-column group, 8 columns each. Every thread of the
 // block calls it (blockDim.x a multiple of the wave). Swz, for mmvqw's readers whose
 // lanes read 16-byte words of x at a 32- or 64-byte stride: 1 swaps the two 16-byte
 // halves of the 32-column groups whose index has bit 2 set, 2 XORs the 16-byte word
 // index within each 64 columns with bits 7..8 of the column, 3 XORs bits 1..2 of
 // the 16-byte word index with bits 7..8 of the column, so that the eight lanes of
-// one 16-byte shared-memory access hit distinct banks. J: quads a thread
-// has in flight (up to 4 for mmvqw, whose x loads overlap its first tiles; 1 where
-// registers are few).
-// DsF = 0: sd holds the (f16 d, f16 s) words of quantize_q8_1s; else float pairs (d,
-// DsF * s) of the same f16 values (mmvqw's whole-block readers: no conversions per block).
+// one 16-byte shared-memory access hit distinct banks. J: quads a thread has in
+// flight (4 for long rows; 1 where one pass of the block covers the row). The group's
+// (d, s) go to sd as floats (d, S * s) of the reference's f16 values (no conversions
+// per block in the readers; S = -8 gives Q4_0 its offset term).
 // `issued()` runs once, after the thread's first loads of x are issued and before
-// any arithmetic (mmvqw issues its first weight tiles there, behind x's loads).
-template <int P, int Swz, int J, int DsF, class T, class F>
-__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, void* sd,
+// any arithmetic (mmvqw issues weight tiles there, behind x's loads).
+template <int Swz, int J, int S, class T, class F>
+__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, float2* sd,
                                     F&& issued) {
   bool called = false;
   const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
@@ -345,26 +343,18 @@ __device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, i
         word[i / 4] |= uint32_t(q & 0xFF) << (8 * (i % 4));
       }
       sum = group_allreduce(sum, 4, [](int a, int b) { return a + b; });
-      size_t pos = perm_pos<P>(size_t(8 * t));
-      if (Swz == 1) pos ^= ((pos >> 7) & 1u) << 4;
-      if (Swz == 2) pos ^= ((pos >> 7) & 3u) << 4;
-      if (Swz == 3) pos ^= ((pos >> 7) & 3u) << 5;
+      int pos = 8 * t;
+      if (Swz == 1) pos ^= ((pos >> 7) & 1) << 4;
+      if (Swz == 2) pos ^= ((pos >> 7) & 3) << 4;
+      if (Swz == 3) pos ^= ((pos >> 7) & 3) << 5;
       *reinterpret_cast<uint2*>(sq + pos) = make_uint2(word[0], word[1]);
       if (t % 4 == 0) {
         const uint32_t dw = ds_word(d, sum);
-        if constexpr (DsF == 0) {
-          static_cast<uint32_t*>(sd)[t / 4] = dw;
-        } else {
-          static_cast<float2*>(sd)[t / 4] = make_float2(hf(dw), float(DsF) * hf(dw >> 16));
-        }
+        sd[t / 4] = make_float2(hf(dw), float(S) * hf(dw >> 16));
       }
     }
   }
   if (!called) issued();
-}
-template <int P, int Swz, int J, int DsF, class T>
-__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, void* sd) {
-  quantize_row_shared<P, Swz, J, DsF>(k, k_pad, x, sq, sd, [] {});
 }
 
 // A read-only load (the non-coherent path on NVIDIA); G = false: a plain load (the
@@ -425,7 +415,7 @@ struct Slice;
 template <int Q>
 struct Half {
   static_assert(Q == kQ4_0 || Q == kQ8_0, "Half: Q4_0 and Q8_0 only");
-  static constexpr int kPerBlock = 2, kCols = 16, kPerm = Q == kQ4_0 ? 1 : 0;
+  static constexpr int kCols = 16;  // activation: perm_pos P1 (Q4_0), P0 (Q8_0)
   static constexpr int kWords = Q == kQ4_0 ? 2 : 4;  // raw quant words a lane
   uint32_t q[kWords], d;
   template <bool G = true>
@@ -466,7 +456,7 @@ template <>
 struct Slice<kQ8_0> : Half<kQ8_0> {};
 template <>
 struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte aligned
-  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 2;
+  static constexpr int kCols = 32;  // activation: perm_pos P2
   uint4 h, q;  // the block's header (d, dmin, 12 scale bytes) and qs bytes 16j..16j+15
   template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
@@ -507,7 +497,7 @@ struct Slice<kQ4_K> {  // 8 lanes per block, 32 columns each; blocks 16-byte ali
 };
 template <>
 struct Slice<kQ6_K> {  // 8 lanes per block, 32 columns each
-  static constexpr int kPerBlock = 8, kCols = 32, kPerm = 3;
+  static constexpr int kCols = 32;  // activation: perm_pos P3
   uint32_t a[2], b[2], hb[2], s[2], d;  // ql words (kk = 0/2, 1/3), qh words, scale bytes, d
   template <bool G = true>
   __device__ __forceinline__ void load(const uint8_t* row, int p) {
@@ -623,7 +613,7 @@ struct WholeLane {
     x1 = 32 * l + 16 - sw;
   }
   // The lane's block of the round at `round` (shared memory) times the activation's
-  // 1024 columns at xq (quants) and xd ((d, DsF * s) pairs).
+  // 1024 columns at xq (quants) and xd ((d, S * s) pairs).
   __device__ __forceinline__ float dot(const uint8_t* round, const int8_t* xq, const float2* xd) const {
     const uint32_t* p = reinterpret_cast<const uint32_t*>(round + a0);
     uint32_t w[kQw + 1];
@@ -712,12 +702,13 @@ struct K4Lane {
 // x (a dot product with 0x20 bytes). The activation: natural order, 16-byte words
 // swizzled (Swz 3); (d, s) pairs as floats.
 struct K6Lane {
-  int a0, b0, h0, s0, d0, x[4], dsx, esh;
+  int a0, b0, h0, s0, d0, x[4], dsx, esh, dsh;
   uint32_t sel;
   __device__ __forceinline__ explicit K6Lane(int l) {
     const int b = l >> 2, p = l & 3, h = p >> 1, e = p & 1;
     const int blk = 210 * b, mis = blk & 2;  // 0 or 2
     sel = mis ? 0x5432u : 0x3210u;
+    dsh = 8 * mis;
     a0 = blk + 64 * h + 16 * e - mis;  // aligned word starts of the pieces
     b0 = a0 + 32;
     h0 = blk + 128 + 32 * h + 16 * e - mis;
@@ -746,7 +737,7 @@ struct K6Lane {
     const uint32_t* sp = reinterpret_cast<const uint32_t*>(round + s0);
     const uint32_t sw0 = sp[0], sw1 = sp[1], sw2 = sp[2];
     const uint32_t slo = __byte_perm(sw0, sw1, sel), shi = __byte_perm(sw1, sw2, sel);  // scales 8h..8h+7
-    const uint32_t dw = *reinterpret_cast<const uint32_t*>(round + d0) >> (8 * (sel == 0x5432u ? 2 : 0));
+    const uint32_t dw = *reinterpret_cast<const uint32_t*>(round + d0) >> dsh;
     int4 a[4];
 #pragma unroll
     for (int c = 0; c < 4; ++c) a[c] = *reinterpret_cast<const int4*>(xq + x[c]);
@@ -855,8 +846,7 @@ struct Wide {
   // H200: bench/results/2026-11-21-h200-session4/call13).
   static constexpr int kP = Q == kQ4_0 || Q == kQ4_K ? 1 : 2;
   static constexpr int kReader = Q == kQ4_0 || Q == kQ8_0 ? 0 : Q == kQ4_K ? 1 : 2;  // Whole, K4, K6
-  static constexpr int kPerm = 0, kSwz = kReader + 1, kDsF = Q == kQ4_0 ? -8 : 1;
-  static constexpr size_t kDsBytes = kDsF ? sizeof(float2) : sizeof(uint32_t);  // per 32 columns
+  static constexpr int kSwz = kReader + 1, kSumScale = Q == kQ4_0 ? -8 : 1;
   static constexpr int kTileWords = kT * kRoundBytes / 16, kW = (kTileWords + kTeam - 1) / kTeam;
   static_assert(kT * kRoundBytes % 16 == 0, "mmvqw: a tile is whole 16-byte words");
 };
@@ -865,13 +855,12 @@ template <int Q, int J, class T>
 __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, const T* __restrict__ x,
                       float* __restrict__ out) {
   using C = Wide<Q>;
-  constexpr int kRC = C::kRoundCols, kRB = C::kRoundBytes, kT = C::kT, kW = C::kW, kS = C::kS,
-                kTW = C::kTileWords;
+  constexpr int kRC = C::kRoundCols, kRB = C::kRoundBytes, kT = C::kT, kS = C::kS, kTW = C::kTileWords;
   extern __shared__ uint4 smem_w[];
   const int l = int(threadIdx.x) % kTeam, team = int(threadIdx.x) / kTeam, teams = int(blockDim.x) / kTeam;
   int8_t* sq = reinterpret_cast<int8_t*>(smem_w);
-  uint8_t* sd = reinterpret_cast<uint8_t*>(sq + k_pad);  // k_pad: a multiple of 512
-  uint4* stages0 = reinterpret_cast<uint4*>(sd + size_t(k_pad / 32) * C::kDsBytes);
+  float2* sd = reinterpret_cast<float2*>(sq + k_pad);  // k_pad: a multiple of 512
+  uint4* stages0 = reinterpret_cast<uint4*>(sd + k_pad / 32);
   uint4* stages = stages0 + size_t(team) * kS * kTW;
   float* slots = reinterpret_cast<float*>(stages0 + size_t(teams) * kS * kTW) + 272 * team;
 #if defined(WICK_BULK_COPY)
@@ -903,6 +892,7 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
 #if defined(WICK_BULK_COPY)
       if (l == 0) bulk_copy(stages + stage * kTW, isrc + size_t(ij) * kTW, unsigned(nw) * 16u, bars + stage);
 #else
+      constexpr int kW = C::kW;  // words a lane
       const uint4* s = isrc + size_t(ij) * kTW + l;
       uint4* d = stages + stage * kTW + l;
       if (nw == kTW) {
@@ -938,7 +928,7 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   grid_launch_dependents();
   grid_wait_previous();
 #endif
-  quantize_row_shared<C::kPerm, C::kSwz, J, C::kDsF>(k, k_pad, x, sq, sd, [&] {
+  quantize_row_shared<C::kSwz, J, C::kSumScale>(k, k_pad, x, sq, sd, [&] {
 #pragma unroll
     for (int j = kP; j < kS - 1; ++j) issue(j, j);
   });
@@ -967,7 +957,7 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   auto part = [&](const uint8_t* tb, int c0, int r) {
     const uint8_t* rb = tb + r * kRB;
     const int8_t* xq = sq + kRC * (c0 + r);
-    const float2* xd = reinterpret_cast<const float2*>(sd) + kRC / 32 * (c0 + r);
+    const float2* xd = sd + kRC / 32 * (c0 + r);
     if constexpr (C::kReader == 0) {
       return whole.dot(rb, xq, xd);
     } else if constexpr (C::kReader == 1) {
