@@ -2,7 +2,9 @@
 // at the speed-target sizes:
 //   - mat-vec, batch 1, weights [14336 x 4096] and [4096 x 14336], Q4_0/Q4_K/Q6_K/
 //     Q8_0: TBps counts the weight bytes read per call (the measure), to be
-//     set against BM_GpuQuantCopy (a device copy: bytes read + written);
+//     set against BM_GpuQuantCopy (a device copy: bytes read + written). The calls
+//     run back to back: on sm_90 each is a dependent launch that starts streaming its
+//     weight while the previous call ends (WICK_QMV_NO_PDL=1: ordinary launches);
 //   - batch 512 through dequantize + GEMM (bf16 activations) against the bf16 GEMM
 //     of the same shape (TFLOPs = 2*m*n*k per call).
 // Weights are quantized on the CPU from a [256 x k] random matrix tiled to n rows
