@@ -2,9 +2,10 @@
 // packed ggml rows, and the quantized matmul by one of two paths (wick/quant.h):
 //   MatVec       One row of x with Q4_0, Q8_0, Q4_K or Q6_K weights whose rows are
 //                whole 16-byte words and k a multiple of mmvqw's round (1024
-//                columns; 2048 for Q4_K) takes mmvqw: one launch, x quantized in each
-//                block's shared memory, teams of 32 lanes streaming their rows
-//                through shared memory (bench/results/2026-11-21-h200-session4).
+//                columns; 2048 for Q4_K and Q6_K) takes mmvqw: one launch, x
+//                quantized in each block's shared memory, teams of 32 lanes
+//                streaming their rows through shared memory
+//                (bench/results/2026-11-21-h200-session4).
 //                Otherwise x rows -> Q8_1 rows padded to a multiple of 512 elements
 //                (ggml's MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
@@ -21,7 +22,6 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <numeric>
 #include <string>
 #include <string_view>
 

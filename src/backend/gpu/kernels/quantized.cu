@@ -884,8 +884,9 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   // The copy cursor: tile ij of the row at isrc (16-byte aligned).
   const uint4* isrc = reinterpret_cast<const uint4*>(w) + size_t(g) * row_words;
   int ij = 0;
-  // The next tile into stage `stage`: one commit group a call (empty past the last
-  // tile). Whole tiles copy every word without tests but the last's.
+  // The next tile into stage `stage`: one bulk copy by lane 0 (completing the stage's
+  // barrier phase), or per-lane copies making one commit group a call (empty past the
+  // last tile; whole tiles copy every word without tests but the last's).
   auto issue = [&](int t, int stage) {
     if (t < tiles) {
       const int nw = min(kT, rpr - ij * kT) * kRB / 16;
