@@ -161,6 +161,28 @@ struct MaxSumOp {
   }
 };
 
+// block_allreduce with the cross-wave step as a tree in the first wave (log2 of
+// the wave count combines on the critical path instead of one per wave).
+template <class T, class Op>
+__device__ __forceinline__ T block_allreduce_tree(T v, T identity, const Op& op) {
+  __shared__ uint4 raw[kMaxWaves * ((sizeof(T) + 15) / 16) + (sizeof(T) + 15) / 16];
+  T* buf = reinterpret_cast<T*>(raw);
+  T* res = buf + kMaxWaves;
+  const int wave = int(threadIdx.x) / warpSize, lane = int(threadIdx.x) % warpSize;
+  const int nwaves = int(blockDim.x) / warpSize;
+  v = group_allreduce(v, warpSize, op);
+  __syncthreads();  // buf may still be read by a previous call
+  if (lane == 0) buf[wave] = v;
+  __syncthreads();
+  if (wave == 0) {
+    T r = lane < nwaves ? buf[lane] : identity;
+    r = group_allreduce(r, warpSize, op);
+    if (lane == 0) *res = r;
+  }
+  __syncthreads();
+  return *res;
+}
+
 // Cache: keep the row in registers (rows up to kCache * blockDim); otherwise one
 // online (max, sum) pass and one output pass over global memory (the second read
 // mostly hits L2), compiled as a separate kernel with few registers so that

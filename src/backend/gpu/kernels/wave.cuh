@@ -32,45 +32,21 @@ __device__ __forceinline__ T group_allreduce(T v, int width, const Op& op) {
   return v;
 }
 
-// Each wave's combined v into buf[wave] (blockDim.x a multiple of warpSize), visible
-// to the whole block on return. Every thread of the block must call.
-template <class T, class Op>
-__device__ __forceinline__ void wave_results_to_shared(T v, T* buf, const Op& op) {
-  v = group_allreduce(v, warpSize, op);
-  __syncthreads();  // buf may still be read by a previous call
-  if (int(threadIdx.x) % warpSize == 0) buf[int(threadIdx.x) / warpSize] = v;
-  __syncthreads();
-}
-
 // Combines v over the whole block (blockDim.x a multiple of warpSize); every
 // thread gets the result. Every thread of the block must call (it synchronizes).
 template <class T, class Op>
 __device__ __forceinline__ T block_allreduce(T v, const Op& op) {
   __shared__ uint4 raw[kMaxWaves * ((sizeof(T) + 15) / 16)];  // 16-byte aligned
   T* buf = reinterpret_cast<T*>(raw);
-  wave_results_to_shared(v, buf, op);
+  const int wave = int(threadIdx.x) / warpSize, lane = int(threadIdx.x) % warpSize;
   const int nwaves = int(blockDim.x) / warpSize;
+  v = group_allreduce(v, warpSize, op);
+  __syncthreads();  // buf may still be read by a previous call
+  if (lane == 0) buf[wave] = v;
+  __syncthreads();
   T r = buf[0];
   for (int k = 1; k < nwaves; ++k) r = op(r, buf[k]);
   return r;
-}
-
-// block_allreduce with the cross-wave step as a tree in the first wave (log2 of
-// the wave count combines on the critical path instead of one per wave).
-template <class T, class Op>
-__device__ __forceinline__ T block_allreduce_tree(T v, T identity, const Op& op) {
-  __shared__ uint4 raw[kMaxWaves * ((sizeof(T) + 15) / 16) + (sizeof(T) + 15) / 16];
-  T* buf = reinterpret_cast<T*>(raw);
-  T* res = buf + kMaxWaves;
-  wave_results_to_shared(v, buf, op);
-  const int wave = int(threadIdx.x) / warpSize, lane = int(threadIdx.x) % warpSize;
-  if (wave == 0) {
-    T r = lane < int(blockDim.x) / warpSize ? buf[lane] : identity;
-    r = group_allreduce(r, warpSize, op);
-    if (lane == 0) *res = r;
-  }
-  __syncthreads();
-  return *res;
 }
 
 // Reduces over groups of `width` threads: a wave-level reduction when width <=
