@@ -9,15 +9,15 @@
 # cudart or libamdhip64; vendor.h is the only file that tells them apart.
 
 set(WICK_GPU_FAMILIES affine binary cast fill ternary unary reduce sort indexing matmul conv nn quantized)
-set(WICK_GPU_DIR ${CMAKE_SOURCE_DIR}/src/backend/gpu)
+set(WICK_GPU_DIR ${PROJECT_SOURCE_DIR}/src/backend/gpu)
 file(GLOB WICK_GPU_HOST_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/*.cpp)
 file(GLOB WICK_GPU_KERNEL_HEADERS CONFIGURE_DEPENDS ${WICK_GPU_DIR}/kernels/*.cuh)
 set(WICK_GPU_KERNEL_DEPS ${WICK_GPU_KERNEL_HEADERS} ${WICK_GPU_DIR}/vendor.h
-    ${CMAKE_SOURCE_DIR}/src/backend/common/functors.h ${CMAKE_SOURCE_DIR}/src/backend/common/philox.h
-    ${CMAKE_SOURCE_DIR}/src/backend/common/hd.h ${CMAKE_SOURCE_DIR}/src/quant/blocks.h)
+    ${PROJECT_SOURCE_DIR}/src/backend/common/functors.h ${PROJECT_SOURCE_DIR}/src/backend/common/philox.h
+    ${PROJECT_SOURCE_DIR}/src/backend/common/hd.h ${PROJECT_SOURCE_DIR}/src/base/ggml_blocks.h)
 # f32/f64 results must match the CPU bit for bit where the math is exact (affine,
 # binary): no contraction of a*b+c into fma.
-set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${CMAKE_SOURCE_DIR}/src)
+set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${PROJECT_SOURCE_DIR}/src)
 
 # wick_gpu_images(<vendor> <ext> <out_var> <compile command prefix...>): one image
 # per family, plus <vendor>/images.cpp embedding them; sets <out_var> to the .cpp.
@@ -64,7 +64,7 @@ endfunction()
 function(wick_gpu_module target)
   set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
                                              CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${target} PRIVATE wick fmt::fmt)
   target_compile_options(${target} PRIVATE ${WICK_WARNINGS})
 endfunction()

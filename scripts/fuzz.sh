@@ -41,7 +41,7 @@ compile() {
   fi
 }
 pids=()
-for src in "$root"/src/core/*.cpp "$root"/src/backend/cpu/*.cpp "$root"/src/quant/*.cpp "$root"/src/io/*.cpp; do
+for src in "$root"/src/base/*.cpp "$root"/src/backend/registry.cpp "$root"/src/backend/cpu/*.cpp "$root"/src/tensor/*.cpp "$root"/src/quant/*.cpp "$root"/src/io/*.cpp; do
   compile "$src" &
   pids+=($!)
   if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}" || exit 1; pids=("${pids[@]:1}"); fi

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "wick/tensor.h"
 
 namespace wick::testing {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "parity/philox_ref.h"
+#include "check/philox_ref.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -283,8 +283,8 @@ TEST(Random, FollowsTheDocumentedPhiloxStream) {
   auto u = Tensor::rand({64}, DType::F64, Device::cpu(), -1.0, 3.0).to_vector<double>();
   auto u32 = Tensor::rand({64}, DType::F32, Device::cpu(), 0.0, 1.0).to_vector<float>();  // counter offset 1
   for (size_t i = 0; i < 64; ++i) {
-    EXPECT_EQ(u[i], parity::philox_ref::uniform(i, 0, 7, true, -1.0, 3.0)) << i;
-    EXPECT_EQ(u32[i], float(parity::philox_ref::uniform(i, 1, 7, false, 0.0, 1.0))) << i;
+    EXPECT_EQ(u[i], check::philox_ref::uniform(i, 0, 7, true, -1.0, 3.0)) << i;
+    EXPECT_EQ(u32[i], float(check::philox_ref::uniform(i, 1, 7, false, 0.0, 1.0))) << i;
   }
 }
 
@@ -327,7 +327,7 @@ TEST(Random, HalfDtypesRoundTheSameStream) {
   Tensor::manual_seed(9);
   auto h = Tensor::rand({256}, DType::BF16).to_vector<bf16>();
   for (size_t i = 0; i < 256; ++i)
-    EXPECT_EQ(h[i].bits, bf16(parity::philox_ref::uniform(i, 0, 9, false, 0.0, 1.0)).bits) << i;
+    EXPECT_EQ(h[i].bits, bf16(check::philox_ref::uniform(i, 0, 9, false, 0.0, 1.0)).bits) << i;
 }
 
 // --- error paths -----------------------------------------------------------------------

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "wick/tensor.h"
 
 namespace wick {

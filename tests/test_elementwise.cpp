@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/dispatch.h"
-#include "parity/elementwise_ref.h"
+#include "base/dispatch.h"
+#include "check/elementwise_ref.h"
 #include "wick/tensor.h"
 
 namespace wick {

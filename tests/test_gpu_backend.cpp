@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "backend/backend.h"
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -19,7 +19,7 @@ namespace {
 #define REQUIRE_GPU()                                                                                      \
   do {                                                                                                     \
     std::string why_;                                                                                      \
-    if (!parity::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
+    if (!check::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
   } while (0)
 
 const Device kGpu = Device::gpu(0);

@@ -8,13 +8,13 @@
 #include <cmath>
 #include <limits>
 
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "wick/tensor.h"
 
 namespace wick {
 namespace {
 
-using parity::LayoutKind;
+using check::LayoutKind;
 
 const LayoutKind kLayouts[] = {LayoutKind::Contiguous, LayoutKind::Transposed, LayoutKind::Broadcast,
                                LayoutKind::Narrowed,   LayoutKind::Size1,      LayoutKind::Empty};
@@ -22,7 +22,7 @@ const LayoutKind kLayouts[] = {LayoutKind::Contiguous, LayoutKind::Transposed, L
 #define REQUIRE_GPU()                                                                                      \
   do {                                                                                                     \
     std::string why_;                                                                                      \
-    if (!parity::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
+    if (!check::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
   } while (0)
 
 Shape shape_for(LayoutKind k) {
@@ -41,7 +41,7 @@ Shape shape_for(LayoutKind k) {
 // Values for a shape: seeded, within [lo, hi); constant along dim 0 for Broadcast
 // (the harness builds that layout with a stride-0 dim).
 std::vector<double> values_for(const Shape& s, LayoutKind k, uint64_t seed, double lo, double hi) {
-  std::vector<double> v = parity::random_values(s.elem_count(), seed, lo, hi);
+  std::vector<double> v = check::random_values(s.elem_count(), seed, lo, hi);
   if (k == LayoutKind::Broadcast && s.rank() > 0 && s[0] > 0) {
     size_t row = s.elem_count() / s[0];
     for (size_t i = row; i < v.size(); ++i) v[i] = v[i % row];
@@ -52,32 +52,32 @@ std::vector<double> values_for(const Shape& s, LayoutKind k, uint64_t seed, doub
 // Stated bounds for float math against the CPU: the GPU's libm (CUDA / ROCm
 // device math) may differ from glibc by a few ulp in f32/f64; f16/bf16 compute in
 // float and round once, so a float-ulp difference can flip one half-ulp rounding.
-parity::Tolerance math_tolerance(DType dt) {
+check::Tolerance math_tolerance(DType dt) {
   switch (dt) {
     case DType::F16:
-      return parity::Tolerance::close(1e-3, 2e-3);
+      return check::Tolerance::close(1e-3, 2e-3);
     case DType::BF16:
-      return parity::Tolerance::close(8e-3, 1.6e-2);
+      return check::Tolerance::close(8e-3, 1.6e-2);
     case DType::F32:
-      return parity::Tolerance::close(1e-6, 4e-6);
+      return check::Tolerance::close(1e-6, 4e-6);
     case DType::F64:
-      return parity::Tolerance::close(1e-14, 1e-14);
+      return check::Tolerance::close(1e-14, 1e-14);
     default:
-      return parity::Tolerance::exact_match();
+      return check::Tolerance::exact_match();
   }
 }
 
-void expect_match(const Tensor& gpu, const Tensor& cpu, const parity::Tolerance& tol,
+void expect_match(const Tensor& gpu, const Tensor& cpu, const check::Tolerance& tol,
                   const std::string& what) {
   ASSERT_EQ(gpu.device(), Device::gpu(0)) << what;
   ASSERT_EQ(gpu.dtype(), cpu.dtype()) << what;
   ASSERT_EQ(gpu.shape(), cpu.shape()) << what;
-  parity::CaseResult r = parity::compare_values(gpu.to_f64_vector(), cpu.to_f64_vector(), tol);
+  check::CaseResult r = check::compare_values(gpu.to_f64_vector(), cpu.to_f64_vector(), tol);
   EXPECT_TRUE(r.pass) << what << ": " << r.detail;
 }
 
 std::string label(const char* op, DType dt, LayoutKind k) {
-  return std::string(op) + " " + std::string(dtype_name(dt)) + " " + parity::layout_kind_name(k);
+  return std::string(op) + " " + std::string(dtype_name(dt)) + " " + check::layout_kind_name(k);
 }
 
 std::pair<double, double> range_for(DType dt) {
@@ -89,13 +89,13 @@ std::pair<double, double> range_for(DType dt) {
 
 // Runs `op` on the CPU and gpu:0 over the same input and compares.
 template <class Op>
-void check_unary_like(const char* name, DType dt, LayoutKind k, const parity::Tolerance& tol, Op op,
+void check_unary_like(const char* name, DType dt, LayoutKind k, const check::Tolerance& tol, Op op,
                       uint64_t seed = 7) {
   Shape s = shape_for(k);
   auto [lo, hi] = range_for(dt);
   auto vals = values_for(s, k, seed, lo, hi);
-  Tensor c = op(parity::make_input(vals, s, dt, Device::cpu(), k));
-  Tensor g = op(parity::make_input(vals, s, dt, Device::gpu(0), k));
+  Tensor c = op(check::make_input(vals, s, dt, Device::cpu(), k));
+  Tensor g = op(check::make_input(vals, s, dt, Device::gpu(0), k));
   expect_match(g, c, tol, label(name, dt, k));
 }
 
@@ -106,7 +106,7 @@ TEST(GpuUnary, EveryOpDtypeAndLayoutMatchesTheCpu) {
     for (DType dt : kAllDTypes) {
       if (is_int(dt) && !unary_op_allows_int(op)) continue;
       for (LayoutKind k : kLayouts) {
-        parity::Tolerance tol = is_int(dt) ? parity::Tolerance::exact_match() : math_tolerance(dt);
+        check::Tolerance tol = is_int(dt) ? check::Tolerance::exact_match() : math_tolerance(dt);
         check_unary_like(std::string(unary_op_name(op)).c_str(), dt, k, tol,
                          [&](const Tensor& t) { return t.unary(op); });
       }
@@ -118,7 +118,7 @@ TEST(GpuAffine, EveryDtypeAndLayoutMatchesTheCpuExactly) {
   REQUIRE_GPU();
   for (DType dt : kAllDTypes)
     for (LayoutKind k : kLayouts)
-      check_unary_like("affine", dt, k, parity::Tolerance::exact_match(),
+      check_unary_like("affine", dt, k, check::Tolerance::exact_match(),
                        [](const Tensor& t) { return t.affine(1.5, -0.25); });
 }
 
@@ -146,20 +146,20 @@ TEST(GpuBinary, EveryOpDtypeAndLayoutMatchesTheCpu) {
       for (size_t o = 0; o < kNumBinaryOps; ++o) {
         BinaryOp op = BinaryOp(o);
         auto run = [&](Device d) {
-          return parity::make_input(a, s, dt, d, k)
-              .binary(op, parity::make_input(b, s, dt, d, LayoutKind::Contiguous));
+          return check::make_input(a, s, dt, d, k)
+              .binary(op, check::make_input(b, s, dt, d, LayoutKind::Contiguous));
         };
         // Add/sub/mul/max/min are exact in every dtype; div rounds once like them.
-        expect_match(run(Device::gpu(0)), run(Device::cpu()), parity::Tolerance::exact_match(),
+        expect_match(run(Device::gpu(0)), run(Device::cpu()), check::Tolerance::exact_match(),
                      label(std::string(binary_op_name(op)).c_str(), dt, k));
       }
       for (size_t o = 0; o < kNumCmpOps; ++o) {
         CmpOp op = CmpOp(o);
         auto run = [&](Device d) {
-          return parity::make_input(a, s, dt, d, k)
-              .cmp(op, parity::make_input(b, s, dt, d, LayoutKind::Contiguous));
+          return check::make_input(a, s, dt, d, k)
+              .cmp(op, check::make_input(b, s, dt, d, LayoutKind::Contiguous));
         };
-        expect_match(run(Device::gpu(0)), run(Device::cpu()), parity::Tolerance::exact_match(),
+        expect_match(run(Device::gpu(0)), run(Device::cpu()), check::Tolerance::exact_match(),
                      label(std::string(cmp_op_name(op)).c_str(), dt, k));
       }
     }
@@ -175,7 +175,7 @@ TEST(GpuBinary, EveryOpDtypeAndLayoutMatchesTheCpu) {
             op, Tensor::from_vector(row, Shape{40}).to_dtype(dt).to_device(d));
         Tensor c1 = Tensor::from_vector(a, s).to_dtype(dt).binary(
             op, Tensor::from_vector(row, Shape{40}).to_dtype(dt));
-        expect_match(g1, c1, parity::Tolerance::exact_match(),
+        expect_match(g1, c1, check::Tolerance::exact_match(),
                      "row broadcast " + std::string(dtype_name(dt)));
         Tensor g2 = Tensor::from_vector(col, Shape{23, 1})
                         .to_dtype(dt)
@@ -184,7 +184,7 @@ TEST(GpuBinary, EveryOpDtypeAndLayoutMatchesTheCpu) {
         Tensor c2 = Tensor::from_vector(col, Shape{23, 1})
                         .to_dtype(dt)
                         .binary(op, Tensor::from_vector(a, s).to_dtype(dt));
-        expect_match(g2, c2, parity::Tolerance::exact_match(),
+        expect_match(g2, c2, check::Tolerance::exact_match(),
                      "column broadcast " + std::string(dtype_name(dt)));
       }
     }
@@ -201,11 +201,11 @@ TEST(GpuWhere, EveryConditionAndValueDtypeMatchesTheCpuExactly) {
         auto t = values_for(s, LayoutKind::Contiguous, 22, -50, 50);
         auto f = values_for(s, LayoutKind::Contiguous, 23, -50, 50);
         auto run = [&](Device d) {
-          return parity::make_input(c, s, cond_dt, d, k)
-              .where_cond(parity::make_input(t, s, dt, d, LayoutKind::Contiguous),
-                          parity::make_input(f, s, dt, d, LayoutKind::Contiguous));
+          return check::make_input(c, s, cond_dt, d, k)
+              .where_cond(check::make_input(t, s, dt, d, LayoutKind::Contiguous),
+                          check::make_input(f, s, dt, d, LayoutKind::Contiguous));
         };
-        expect_match(run(Device::gpu(0)), run(Device::cpu()), parity::Tolerance::exact_match(),
+        expect_match(run(Device::gpu(0)), run(Device::cpu()), check::Tolerance::exact_match(),
                      label(("where " + std::string(dtype_name(cond_dt))).c_str(), dt, k));
       }
 }
@@ -216,7 +216,7 @@ TEST(GpuCast, EveryPairAndLayoutMatchesTheCpuExactly) {
     for (DType to : kAllDTypes)
       for (LayoutKind k : kLayouts)
         check_unary_like(("cast to " + std::string(dtype_name(to))).c_str(), from, k,
-                         parity::Tolerance::exact_match(), [&](const Tensor& t) { return t.to_dtype(to); });
+                         check::Tolerance::exact_match(), [&](const Tensor& t) { return t.to_dtype(to); });
 }
 
 TEST(GpuCast, SpecialValuesSaturateAndRoundLikeTheCpu) {
@@ -255,7 +255,7 @@ TEST(GpuCast, SpecialValuesSaturateAndRoundLikeTheCpu) {
     for (DType to : kAllDTypes) {
       Tensor c = Tensor::from_vector(v, s).to_dtype(from).to_dtype(to);
       Tensor g = Tensor::from_vector(v, s).to_dtype(from).to_device(Device::gpu(0)).to_dtype(to);
-      expect_match(g, c, parity::Tolerance::exact_match(),
+      expect_match(g, c, check::Tolerance::exact_match(),
                    "cast " + std::string(dtype_name(from)) + " -> " + std::string(dtype_name(to)));
     }
   // f64 -> f16 rounds once: 1 + 2^-11 + 2^-40 is above the halfway point.
@@ -269,19 +269,19 @@ TEST(GpuCopy, StridedCopiesOfEveryLayoutAreExact) {
   REQUIRE_GPU();
   for (DType dt : kAllDTypes)
     for (LayoutKind k : kLayouts)
-      check_unary_like("copy", dt, k, parity::Tolerance::exact_match(),
+      check_unary_like("copy", dt, k, check::Tolerance::exact_match(),
                        [](const Tensor& t) { return t.copy(); });
   // A batched transpose (tiled kernel) and a permutation (general strided kernel).
   for (DType dt : kAllDTypes) {
     Shape s{3, 45, 70};
-    auto vals = parity::random_values(s.elem_count(), 5, -100, 100);
+    auto vals = check::random_values(s.elem_count(), 5, -100, 100);
     auto run = [&](Device d, bool perm) {
       Tensor t = Tensor::from_vector(vals, s).to_dtype(dt).to_device(d);
       return perm ? t.permute({2, 0, 1}).copy() : t.transpose(1, 2).copy();
     };
-    expect_match(run(Device::gpu(0), false), run(Device::cpu(), false), parity::Tolerance::exact_match(),
+    expect_match(run(Device::gpu(0), false), run(Device::cpu(), false), check::Tolerance::exact_match(),
                  "batched transpose " + std::string(dtype_name(dt)));
-    expect_match(run(Device::gpu(0), true), run(Device::cpu(), true), parity::Tolerance::exact_match(),
+    expect_match(run(Device::gpu(0), true), run(Device::cpu(), true), check::Tolerance::exact_match(),
                  "permute " + std::string(dtype_name(dt)));
   }
 }

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -27,7 +27,7 @@ namespace {
 #define REQUIRE_GPU()                                                                                      \
   do {                                                                                                     \
     std::string why_;                                                                                      \
-    if (!parity::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
+    if (!check::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
   } while (0)
 
 const Device kGpu = Device::gpu(0);
@@ -185,11 +185,11 @@ double eps_of(DType dt) {
 // The GEMM of (b, m, k) x (b, k, n) on the GPU (rhs given transposed in memory when
 // `rhs_t`) against float64, within the dtype's rounding plus f32 accumulation.
 void check_gemm(DType dt, size_t batch, size_t m, size_t n, size_t k, bool rhs_t) {
-  std::vector<double> a = parity::round_to_dtype(seq_values(batch * m * k, 1.0, 1), dt);
-  std::vector<double> b = parity::round_to_dtype(seq_values(batch * k * n, 1.0, 2), dt);
-  Tensor ta = parity::make_input(a, Shape{batch, m, k}, dt, kGpu, parity::LayoutKind::Contiguous);
-  Tensor tb = parity::make_input(b, Shape{batch, k, n}, dt, kGpu,
-                                 rhs_t ? parity::LayoutKind::Transposed : parity::LayoutKind::Contiguous);
+  std::vector<double> a = check::round_to_dtype(seq_values(batch * m * k, 1.0, 1), dt);
+  std::vector<double> b = check::round_to_dtype(seq_values(batch * k * n, 1.0, 2), dt);
+  Tensor ta = check::make_input(a, Shape{batch, m, k}, dt, kGpu, check::LayoutKind::Contiguous);
+  Tensor tb = check::make_input(b, Shape{batch, k, n}, dt, kGpu,
+                                 rhs_t ? check::LayoutKind::Transposed : check::LayoutKind::Contiguous);
   Tensor c = ta.matmul(tb).to_dtype(DType::F64);
   std::vector<double> got = c.to_vector<double>(), want = ref_matmul(a, b, batch, m, n, k);
   ASSERT_EQ(got.size(), want.size());
@@ -223,8 +223,8 @@ TEST(GpuGemm, PortableKernelHandlesABroadcastBatchOperand) {
   ScopedEnv env("WICK_GEMM", "portable");
   // (4, 5, 6) x (6, 7): the rhs is shared by every batch.
   std::vector<double> a = seq_values(4 * 5 * 6, 1.0, 3), b = seq_values(6 * 7, 1.0, 4);
-  Tensor ta = parity::make_input(a, Shape{4, 5, 6}, DType::F32, kGpu, parity::LayoutKind::Contiguous);
-  Tensor tb = parity::make_input(b, Shape{6, 7}, DType::F32, kGpu, parity::LayoutKind::Contiguous);
+  Tensor ta = check::make_input(a, Shape{4, 5, 6}, DType::F32, kGpu, check::LayoutKind::Contiguous);
+  Tensor tb = check::make_input(b, Shape{6, 7}, DType::F32, kGpu, check::LayoutKind::Contiguous);
   std::vector<float> got = ta.matmul(tb).to_vector<float>();
   std::vector<double> bb;
   for (int p = 0; p < 4; ++p) bb.insert(bb.end(), b.begin(), b.end());
@@ -276,12 +276,12 @@ TEST(GpuGemm, BlasLtAndClassicBlasMatchFloat64ForHalfTypes) {
       check_gemm(dt, 2, 33, 65, 17, false);
       check_gemm(dt, 3, 31, 70, 129, true);
       // (4, 5, 6) x (6, 8), the rhs shared by every batch; lhs viewed from offset 3.
-      std::vector<double> a = parity::round_to_dtype(seq_values(3 + 4 * 5 * 6, 1.0, 5), dt);
-      std::vector<double> b = parity::round_to_dtype(seq_values(6 * 8, 1.0, 6), dt);
-      Tensor ta = parity::make_input(a, Shape{3 + 4 * 5 * 6}, dt, kGpu, parity::LayoutKind::Contiguous)
+      std::vector<double> a = check::round_to_dtype(seq_values(3 + 4 * 5 * 6, 1.0, 5), dt);
+      std::vector<double> b = check::round_to_dtype(seq_values(6 * 8, 1.0, 6), dt);
+      Tensor ta = check::make_input(a, Shape{3 + 4 * 5 * 6}, dt, kGpu, check::LayoutKind::Contiguous)
                       .narrow(0, 3, 4 * 5 * 6)
                       .reshape(Shape{4, 5, 6});
-      Tensor tb = parity::make_input(b, Shape{6, 8}, dt, kGpu, parity::LayoutKind::Contiguous);
+      Tensor tb = check::make_input(b, Shape{6, 8}, dt, kGpu, check::LayoutKind::Contiguous);
       std::vector<double> got = ta.matmul(tb).to_dtype(DType::F64).to_vector<double>();
       std::vector<double> aa(a.begin() + 3, a.end()), bb;
       for (int p = 0; p < 4; ++p) bb.insert(bb.end(), b.begin(), b.end());
@@ -384,12 +384,12 @@ TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
   for (const Spec& sp : specs) {
     std::vector<double> x = seq_values(sp.b * sp.c * sp.h * sp.w, 1.0, 7);
     std::vector<double> w = seq_values(sp.co * (sp.c / sp.groups) * sp.k * sp.k, 1.0, 8);
-    Tensor tx = sp.transposed ? parity::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
-                                                   parity::LayoutKind::Transposed)
-                              : parity::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
-                                                   parity::LayoutKind::Contiguous);
-    Tensor tw = parity::make_input(w, Shape{sp.co, sp.c / sp.groups, sp.k, sp.k}, DType::F32, kGpu,
-                                   parity::LayoutKind::Contiguous);
+    Tensor tx = sp.transposed ? check::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
+                                                   check::LayoutKind::Transposed)
+                              : check::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
+                                                   check::LayoutKind::Contiguous);
+    Tensor tw = check::make_input(w, Shape{sp.co, sp.c / sp.groups, sp.k, sp.k}, DType::F32, kGpu,
+                                   check::LayoutKind::Contiguous);
     std::vector<float> got = tx.conv2d(tw, sp.pad, sp.stride, sp.dil, sp.groups).to_vector<float>();
     std::vector<double> want =
         ref_conv2d(x, w, sp.b, sp.c, sp.h, sp.w, sp.co, sp.k, sp.k, sp.pad, sp.stride, sp.dil, sp.groups);

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "wick/quant.h"
 #include "wick/tensor.h"
 
@@ -23,7 +23,7 @@ namespace {
 #define REQUIRE_GPU()                                                                                      \
   do {                                                                                                     \
     std::string why_;                                                                                      \
-    if (!parity::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
+    if (!check::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
   } while (0)
 
 const Device kGpu = Device::gpu(0);

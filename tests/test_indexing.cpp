@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "parity/reduce_refs.h"
+#include "check/reduce_refs.h"
 #include "reduce_test_util.h"
 
 namespace wick {

@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <limits>
 
-#include "parity/harness.h"
-#include "parity/philox_ref.h"
+#include "wick/check.h"
+#include "check/philox_ref.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 // --- the registered cases, per family and device --------------------------------
@@ -304,4 +304,4 @@ TEST(PhiloxReference, MatchesRandom123KnownAnswers) {
 }
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

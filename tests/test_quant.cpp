@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "quant/blocks.h"
+#include "base/ggml_blocks.h"
 #include "wick/quant.h"
 
 using namespace wick;

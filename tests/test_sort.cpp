@@ -7,7 +7,7 @@
 #include <limits>
 #include <numeric>
 
-#include "parity/reduce_refs.h"
+#include "check/reduce_refs.h"
 #include "reduce_test_util.h"
 
 namespace wick {

@@ -10,7 +10,7 @@
 
 #include "backend/backend.h"
 #include "commands.h"
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "progress.h"
 
 namespace wick::cli {
@@ -69,12 +69,12 @@ Device default_device() {
 int cmd_bench(const BenchOptions& o) {
   Device dev = o.device.empty() ? default_device() : Device::parse(o.device);
   std::string why;
-  if (!dev.is_cpu() && !parity::device_present(dev, &why))
+  if (!dev.is_cpu() && !check::device_present(dev, &why))
     throw_error(ErrorKind::InvalidArgument, "cli", why);
 
-  std::vector<const parity::OpCase*> cases;
+  std::vector<const check::OpCase*> cases;
   for (size_t i : select_cases(o.families)) {
-    const auto& c = parity::all_cases()[i];
+    const auto& c = check::all_cases()[i];
     if (c.bytes > 0 || c.flops > 0) cases.push_back(&c);
   }
   if (cases.empty())
@@ -96,7 +96,7 @@ int cmd_bench(const BenchOptions& o) {
   size_t errors = 0;
   Progress progress(cases.size());
   for (size_t k = 0; k < cases.size(); ++k) {
-    const parity::OpCase& c = *cases[k];
+    const check::OpCase& c = *cases[k];
     progress.step(k, fmt::format("{} {}: {}", dev.str(), c.family, c.name));
     nlohmann::json r = {{"family", c.family}, {"case", c.name}};
     try {

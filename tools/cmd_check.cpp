@@ -7,17 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "progress.h"
 
 namespace wick::cli {
 
-using parity::CaseResult;
-using parity::OpCase;
+using check::CaseResult;
+using check::OpCase;
 
 std::vector<size_t> select_cases(const std::vector<std::string>& families) {
-  const auto& cases = parity::all_cases();
-  std::vector<std::string> known = parity::families();
+  const auto& cases = check::all_cases();
+  std::vector<std::string> known = check::families();
   for (const auto& f : families) {
     if (std::find(known.begin(), known.end(), f) == known.end()) {
       std::string list;
@@ -48,7 +48,7 @@ std::vector<Device> check_devices(const std::vector<std::string>& names) {
   for (const auto& n : names) {
     Device d = Device::parse(n);
     std::string why;
-    if (!parity::device_present(d, &why)) throw_error(ErrorKind::InvalidArgument, "cli", why);
+    if (!check::device_present(d, &why)) throw_error(ErrorKind::InvalidArgument, "cli", why);
     out.push_back(d);
   }
   return out;
@@ -59,7 +59,7 @@ OpCase injected_failure() {
   OpCase c;
   c.family = "injected";
   c.name = "injected failure (--inject-failure)";
-  c.vs_reference = c.vs_cpu = parity::Tolerance::exact_match();
+  c.vs_reference = c.vs_cpu = check::Tolerance::exact_match();
   c.run = [](Device d, uint64_t) {
     return std::vector<Tensor>{Tensor::full(Scalar(1.0), Shape{1}, DType::F32, d)};
   };
@@ -74,14 +74,14 @@ std::string err_str(double e) { return e == 0 ? "0" : fmt::format("{:.3g}", e); 
 int cmd_check(const CheckOptions& o) {
   std::vector<size_t> ids = select_cases(o.families);
   std::vector<const OpCase*> cases;
-  for (size_t i : ids) cases.push_back(&parity::all_cases()[i]);
+  for (size_t i : ids) cases.push_back(&check::all_cases()[i]);
   OpCase injected = injected_failure();
   if (o.inject_failure) cases.push_back(&injected);
   if (cases.empty()) throw_error(ErrorKind::InvalidArgument, "cli", "no cases are registered");
 
   if (o.list) {
     for (const OpCase* c : cases)
-      fmt::print("{:<10} {:<11} {}\n", c->family, parity::layout_kind_name(c->layout), c->name);
+      fmt::print("{:<10} {:<11} {}\n", c->family, check::layout_kind_name(c->layout), c->name);
     return 0;
   }
 
@@ -98,7 +98,7 @@ int cmd_check(const CheckOptions& o) {
         rows.push_back(Row{dev.str(), c->family});
         row = rows.end() - 1;
       }
-      CaseResult r = parity::run_case(*c, dev, o.seed);
+      CaseResult r = check::run_case(*c, dev, o.seed);
       ++row->cases;
       if (r.skipped) {
         ++row->skipped;

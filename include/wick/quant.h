@@ -49,6 +49,8 @@ size_t ggml_block_size(GgmlType t);
 size_t ggml_type_size(GgmlType t);
 // Bytes of a row of n elements; throws InvalidArgument unless n is a multiple of the block size.
 size_t ggml_row_size(GgmlType t, size_t n);
+// Throws InvalidArgument naming `op` unless n is a multiple of t's block size.
+void check_ggml_row(GgmlType t, size_t n, const char* op);
 // True for the block-quantized types (everything but F32, F16, BF16).
 bool ggml_is_quantized(GgmlType t);
 // The activation type a weight of type t is dotted against on the CPU (ggml's

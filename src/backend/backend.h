@@ -3,7 +3,7 @@
 // new unary op adds an enum value in wick/ops.h, never a method here.
 //
 // Contract for implementers:
-// - The front end (src/core) validates shapes, dtypes, devices, dims and geometry
+// - The front end (src/tensor) validates shapes, dtypes, devices, dims and geometry
 //   before calling; a backend may assume well-formed arguments. It still checks
 //   index *values* (they live in device data): an out-of-range index throws
 //   Error(IndexOutOfRange) naming the op (the GPU at the next synchronization).
@@ -149,25 +149,25 @@ class BackendDevice {
   virtual void synchronize() = 0;
   virtual MemoryStats memory_stats() const { return {}; }
 
-  // --- quantized tensors (issue 5; GPU backends; the CPU path lives in src/quant) ---
-  // `blocks` is u8 storage of packed rows of ggml type t starting at byte
-  // `byte_offset`. Returns n elements dequantized to `out` (f32/f16/bf16).
+  // --- quantized tensors (ggml block types, wick/quant.h) --------------------
+  // Packs `rows` rows of k elements of the contiguous f32 view x_l of x into u8
+  // storage of type t. The GPU backends have no quantize kernels: QTensor::quantize
+  // packs on the CPU and copies the bytes.
+  virtual StoragePtr quantize(GgmlType t, const BackendStorage& x, const Layout& x_l, size_t rows, size_t k);
+  // `blocks` is u8 storage of packed rows of type t starting at byte `byte_offset`.
+  // Returns its n elements dequantized to `out` (a float dtype).
   virtual StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
-                                DType out);
+                                DType out) = 0;
   // x (m, k) contiguous float (layout x_l) times w (n, k) packed rows of type t at
-  // byte_offset of `w` -> (m, n) contiguous in x's dtype, through `path`.
+  // byte_offset of `w` -> (m, n) contiguous in x's dtype, through `path` where the
+  // backend has more than one.
   virtual StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
-                             const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path);
+                             const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) = 0;
 };
 
-inline StoragePtr BackendDevice::dequantize(GgmlType t, const BackendStorage&, size_t, size_t, DType) {
-  throw_error(ErrorKind::UnsupportedDType, "dequantize",
-              name() + ": no quantized kernels for ggml type id " + std::to_string(uint32_t(t)));
-}
-inline StoragePtr BackendDevice::qmatmul(GgmlType t, const BackendStorage&, size_t, size_t, size_t,
-                                         const BackendStorage&, const Layout&, size_t, QMatmulPath) {
-  throw_error(ErrorKind::UnsupportedDType, "qmatmul",
-              name() + ": no quantized kernels for ggml type id " + std::to_string(uint32_t(t)));
+inline StoragePtr BackendDevice::quantize(GgmlType t, const BackendStorage&, const Layout&, size_t, size_t) {
+  throw_error(ErrorKind::UnsupportedDType, "quantize",
+              name() + ": no quantize kernels for ggml type id " + std::to_string(uint32_t(t)));
 }
 
 // Description of one GPU as a loadable backend reports it.
@@ -193,7 +193,7 @@ class GpuBackend {
   virtual BackendDevice& device(int ordinal, int global_ordinal) = 0;
 };
 
-// The process-wide registry (src/core/registry.cpp).
+// The process-wide registry (src/backend/registry.cpp).
 BackendDevice& backend_device(Device d);  // throws InvalidArgument for an absent device
 // Loaded GPU backends with the wick gpu ordinal of each one's device 0 (for `wick devices`).
 std::vector<std::pair<GpuBackend*, int>> loaded_gpu_backends();

@@ -1,12 +1,12 @@
-// QTensor (block-packed bytes + ggml type + logical shape) and the CPU quantized
-// matmul. The packed bytes live in a 1-D u8 Tensor, so moving a QTensor between
-// devices is a byte copy and GPU code receives ordinary device storage.
+// QTensor (block-packed bytes + ggml type + logical shape) and the quantized
+// matmul's front end: validation, then each device's quantized entry points
+// (backend.h). The packed bytes live in a 1-D u8 Tensor, so moving a QTensor
+// between devices is a byte copy and a backend receives ordinary storage.
 #include <fmt/format.h>
 
 #include <vector>
 
-#include "backend/cpu/cpu_storage.h"
-#include "backend/cpu/strided.h"
+#include "backend/backend.h"
 #include "wick/quant.h"
 
 namespace wick {
@@ -27,17 +27,6 @@ size_t checked_nbytes(const char* op, GgmlType type, const Shape& shape) {
   return shape.elem_count() / ggml_block_size(type) * ggml_type_size(type);
 }
 
-// Host pointer to the packed bytes when they live on the CPU, else nullptr.
-const uint8_t* cpu_bytes(const Tensor& bytes) {
-  if (!bytes.device().is_cpu()) return nullptr;
-  return CpuStorage::of(*bytes.storage()).data<uint8_t>() + bytes.layout().start_offset();
-}
-
-// The elements of a float tensor, row-major, as f32 on the host.
-std::vector<float> as_f32(const Tensor& t) {
-  return t.dtype() == DType::F32 ? t.to_vector<float>() : t.to_dtype(DType::F32).to_vector<float>();
-}
-
 }  // namespace
 
 QTensor QTensor::quantize(const Tensor& src, GgmlType type) {
@@ -47,19 +36,17 @@ QTensor QTensor::quantize(const Tensor& src, GgmlType type) {
                 fmt::format("{} {}: only float tensors can be quantized", src.shape().str(),
                             dtype_name(src.dtype())));
   }
-  const size_t nbytes = checked_nbytes("quantize", type, src.shape());
-  const std::vector<float> x = as_f32(src);
-  std::vector<uint8_t> out(nbytes);
-  const size_t k = src.shape()[src.rank() - 1];
-  const size_t rows = k ? x.size() / k : 0;
-  const size_t row_bytes = ggml_row_size(type, k);
-  cpu::parallel_for(rows, 16, [&](size_t b, size_t e) {
-    for (size_t r = b; r < e; ++r) quant::quantize_row(type, x.data() + r * k, out.data() + r * row_bytes, k);
-  });
+  checked_nbytes("quantize", type, src.shape());
+  // Packed on the CPU (the GPU backends have no quantize kernels), then copied.
+  const Tensor x = src.to_device(Device::cpu()).to_dtype(DType::F32).contiguous();
+  const size_t k = x.dim(-1);
+  const size_t rows = k ? x.elem_count() / k : 0;
+  StoragePtr s = backend_device(Device::cpu()).quantize(type, *x.storage(), x.layout(), rows, k);
   QTensor q;
   q.type_ = type;
   q.shape_ = src.shape();
-  q.bytes_ = Tensor::from_bytes(out.data(), out.size(), Shape{out.size()}, DType::U8, src.device());
+  q.bytes_ = Tensor(std::move(s), Layout(Shape{rows * ggml_row_size(type, k)}), DType::U8, Device::cpu())
+                 .to_device(src.device());
   return q;
 }
 
@@ -90,21 +77,9 @@ Tensor QTensor::dequantize(DType dtype) const {
                 fmt::format("{} {}: target dtype {} is not a float dtype", shape_.str(),
                             ggml_type_name(type_), dtype_name(dtype)));
   }
-  const uint8_t* src = cpu_bytes(bytes_);
-  if (!src) {  // a GPU: its QUANTIZED kernels (backend.h)
-    StoragePtr s = backend_device(device()).dequantize(type_, *bytes_.storage(), bytes_.layout().start_offset(),
-                                                       elem_count(), dtype);
-    return Tensor(std::move(s), Layout(shape_), dtype, device());
-  }
-  std::vector<float> y(elem_count());
-  const size_t k = shape_[shape_.rank() - 1];
-  const size_t rows = k ? y.size() / k : 0;
-  const size_t row_bytes = ggml_row_size(type_, k);
-  cpu::parallel_for(rows, 16, [&](size_t b, size_t e) {
-    for (size_t r = b; r < e; ++r) quant::dequantize_row(type_, src + r * row_bytes, y.data() + r * k, k);
-  });
-  Tensor t = Tensor::from_vector(y, shape_, device());
-  return dtype == DType::F32 ? t : t.to_dtype(dtype);
+  StoragePtr s = backend_device(device()).dequantize(type_, *bytes_.storage(), bytes_.layout().start_offset(),
+                                                     elem_count(), dtype);
+  return Tensor(std::move(s), Layout(shape_), dtype, device());
 }
 
 QTensor QTensor::to_device(Device device) const {
@@ -142,33 +117,11 @@ Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path) {
   std::vector<size_t> out_dims = x.dims();
   out_dims.back() = n;
   const size_t m = k ? x.elem_count() / k : 0;
-  if (!x.device().is_cpu()) {  // a GPU: its QUANTIZED kernels (backend.h)
-    const Tensor xc = x.contiguous();
-    StoragePtr s = backend_device(x.device())
-                       .qmatmul(w.type(), *w.bytes().storage(), w.bytes().layout().start_offset(), n, k,
-                                *xc.storage(), xc.layout(), m, path);
-    return Tensor(std::move(s), Layout(Shape(out_dims)), x.dtype(), x.device());
-  }
-  const std::vector<float> xs = as_f32(x);
-  const GgmlType at = ggml_vec_dot_type(w.type());
-  const size_t act_row = ggml_row_size(at, k), w_row = ggml_row_size(w.type(), k);
-  std::vector<uint8_t> act(m * act_row);
-  cpu::parallel_for(m, 4, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) quant::quantize_row(at, xs.data() + i * k, act.data() + i * act_row, k);
-  });
-  const uint8_t* wb = cpu_bytes(w.bytes());
-  std::vector<float> out(m * n);
-  // Threads split the weight rows; each weight row is unpacked once per block and
-  // dotted with every activation row (m rows of k bytes stay in cache).
-  cpu::parallel_for(n, 8, [&](size_t b, size_t e) {
-    std::vector<float> col(m);
-    for (size_t j = b; j < e; ++j) {
-      quant::vec_dot_rows(w.type(), k, wb + j * w_row, act.data(), m, col.data());
-      for (size_t i = 0; i < m; ++i) out[i * n + j] = col[i];
-    }
-  });
-  Tensor t = Tensor::from_vector(out, Shape(out_dims), x.device());
-  return x.dtype() == DType::F32 ? t : t.to_dtype(x.dtype());
+  const Tensor xc = x.contiguous();
+  StoragePtr s = backend_device(x.device())
+                     .qmatmul(w.type(), *w.bytes().storage(), w.bytes().layout().start_offset(), n, k,
+                              *xc.storage(), xc.layout(), m, path);
+  return Tensor(std::move(s), Layout(Shape(out_dims)), x.dtype(), x.device());
 }
 
 }  // namespace wick

@@ -3,7 +3,7 @@
 
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 
 namespace wick {
 

@@ -1,6 +1,7 @@
 // The CPU reference backend. One storage class; its methods are defined one
 // family per file: elementwise.cpp, copy.cpp, reduce.cpp, sort.cpp,
-// indexing.cpp, matmul.cpp, conv.cpp, nn.cpp.
+// indexing.cpp, matmul.cpp, conv.cpp, nn.cpp. The device (device.cpp) holds the
+// allocation, random and quantized entry points (quantized.cpp).
 #pragma once
 
 #include <cstddef>
@@ -90,6 +91,25 @@ class CpuStorage final : public BackendStorage {
   size_t capacity_ = 0;  // bytes of the block behind data_ (its size class, device.cpp)
   size_t n_ = 0;
   DType dtype_;
+};
+
+class CpuDevice final : public BackendDevice {
+ public:
+  Device device() const override { return Device::cpu(); }
+  std::string name() const override;
+  StoragePtr alloc(size_t n, DType dtype) override;
+  StoragePtr zeros(size_t n, DType dtype) override;
+  StoragePtr from_host(const void* data, size_t n, DType dtype) override;
+  StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed, uint64_t offset) override;
+  StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
+                         uint64_t offset) override;
+  void synchronize() override {}
+
+  StoragePtr quantize(GgmlType t, const BackendStorage& x, const Layout& x_l, size_t rows, size_t k) override;
+  StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
+                        DType out) override;
+  StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
+                     const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) override;
 };
 
 // A new uninitialised CPU storage of n elements.

@@ -13,33 +13,25 @@
 
 namespace wick {
 
-namespace {
-class CpuDevice final : public BackendDevice {
- public:
-  Device device() const override { return Device::cpu(); }
-  std::string name() const override { return fmt::format("CPU ({} threads)", omp_get_max_threads()); }
-  StoragePtr alloc(size_t n, DType dtype) override { return cpu_alloc(n, dtype); }
-  StoragePtr zeros(size_t n, DType dtype) override {
-    auto s = cpu_alloc(n, dtype);
-    if (n) std::memset(s->raw(), 0, n * dtype_size(dtype));
-    return s;
-  }
-  StoragePtr from_host(const void* data, size_t n, DType dtype) override {
-    auto s = cpu_alloc(n, dtype);
-    if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
-    return s;
-  }
-  StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
-                          uint64_t offset) override {
-    return cpu_rand_uniform(n, dtype, lo, up, seed, offset);
-  }
-  StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
-                         uint64_t offset) override {
-    return cpu_rand_normal(n, dtype, mean, std, seed, offset);
-  }
-  void synchronize() override {}
-};
-}  // namespace
+std::string CpuDevice::name() const { return fmt::format("CPU ({} threads)", omp_get_max_threads()); }
+StoragePtr CpuDevice::alloc(size_t n, DType dtype) { return cpu_alloc(n, dtype); }
+StoragePtr CpuDevice::zeros(size_t n, DType dtype) {
+  auto s = cpu_alloc(n, dtype);
+  if (n) std::memset(s->raw(), 0, n * dtype_size(dtype));
+  return s;
+}
+StoragePtr CpuDevice::from_host(const void* data, size_t n, DType dtype) {
+  auto s = cpu_alloc(n, dtype);
+  if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
+  return s;
+}
+StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed, uint64_t offset) {
+  return cpu_rand_uniform(n, dtype, lo, up, seed, offset);
+}
+StoragePtr CpuDevice::rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
+                                  uint64_t offset) {
+  return cpu_rand_normal(n, dtype, mean, std, seed, offset);
+}
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "backend/common/operand_views.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 
 namespace wick {
 

@@ -22,7 +22,7 @@
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
 #include "backend/cpu/strided.h"
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 
 namespace wick {
 namespace cpu {

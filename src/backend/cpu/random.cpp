@@ -4,7 +4,7 @@
 #include "backend/common/philox.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 
 namespace wick {
 

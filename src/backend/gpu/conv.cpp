@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "backend/gpu/conv_geom.h"
 #include "backend/gpu/gpu_ops.h"
 

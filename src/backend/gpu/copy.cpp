@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "backend/gpu/gpu_storage.h"
 
 namespace wick::gpu {

@@ -19,7 +19,7 @@
 #include <cstring>
 
 #include "backend/common/operand_views.h"
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "backend/gpu/gpu_ops.h"
 
 namespace wick::gpu {

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "backend/gpu/gpu_ops.h"
 
 namespace wick::gpu {

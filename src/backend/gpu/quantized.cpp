@@ -26,7 +26,7 @@
 #include <string_view>
 
 #include "backend/gpu/gpu_ops.h"
-#include "quant/blocks.h"
+#include "base/ggml_blocks.h"
 #include "wick/quant.h"
 
 namespace wick::gpu {

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "common.cuh"
-#include "quant/blocks.h"
+#include "base/ggml_blocks.h"
 
 namespace wk::q {
 

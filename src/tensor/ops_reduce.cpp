@@ -4,12 +4,12 @@
 
 #include <limits>
 
-#include "backend/dispatch.h"
-#include "core/checks.h"
+#include "base/dispatch.h"
+#include "tensor/checks.h"
 
 namespace wick {
 
-using core::describe;
+using front::describe;
 
 namespace {
 
@@ -33,11 +33,11 @@ Shape drop_dims(const std::vector<size_t>& dims, const std::vector<size_t>& redu
 Tensor Tensor::reduce(ReduceOp op, const std::vector<int64_t>& dims, bool keepdim) const {
   std::string name(reduce_op_name(op));
   const char* opn = name.c_str();
-  core::check_defined(opn, *this, "tensor");
+  front::check_defined(opn, *this, "tensor");
   if (dims.empty()) {
     throw_error(ErrorKind::InvalidArgument, opn, fmt::format("no dims to reduce for {}", describe(*this)));
   }
-  std::vector<size_t> rd = core::resolve_dims(opn, dims, rank());
+  std::vector<size_t> rd = front::resolve_dims(opn, dims, rank());
   size_t red_count = 1;
   for (size_t d : rd) red_count *= this->dims()[d];
   bool arg = op == ReduceOp::ArgMin || op == ReduceOp::ArgMax;
@@ -60,7 +60,7 @@ Tensor Tensor::reduce(ReduceOp op, const std::vector<int64_t>& dims, bool keepdi
   } else if (red_count == 0) {
     out = Tensor::zeros(keep_shape, out_dtype, device_);
   } else {
-    out = core::wrap(storage_->reduce(op, layout_, rd), keep_shape, out_dtype, device_);
+    out = front::wrap(storage_->reduce(op, layout_, rd), keep_shape, out_dtype, device_);
   }
   return keepdim ? out : out.reshape(drop_dims(this->dims(), rd));
 }
@@ -82,7 +82,7 @@ Tensor Tensor::argmax(const std::vector<int64_t>& dims, bool keepdim) const {
 }
 
 Tensor Tensor::sum_all() const {
-  core::check_defined("sum_all", *this, "tensor");
+  front::check_defined("sum_all", *this, "tensor");
   if (rank() == 0) return copy();
   std::vector<int64_t> all(rank());
   for (size_t k = 0; k < rank(); ++k) all[k] = int64_t(k);
@@ -90,14 +90,14 @@ Tensor Tensor::sum_all() const {
 }
 
 Tensor Tensor::cumsum(int64_t dim) const {
-  core::check_defined("cumsum", *this, "tensor");
+  front::check_defined("cumsum", *this, "tensor");
   size_t d = resolve_dim(dim, rank(), "cumsum");
   if (elem_count() == 0) return Tensor::empty(shape(), dtype_, device_);
-  return core::wrap(storage_->cumsum(layout_, d), shape(), dtype_, device_);
+  return front::wrap(storage_->cumsum(layout_, d), shape(), dtype_, device_);
 }
 
 Tensor Tensor::argsort(bool ascending) const {
-  core::check_defined("argsort", *this, "tensor");
+  front::check_defined("argsort", *this, "tensor");
   if (rank() == 0) {
     throw_error(ErrorKind::DimOutOfRange, "argsort",
                 fmt::format("tensor {} has no last dim", describe(*this)));
@@ -108,11 +108,11 @@ Tensor Tensor::argsort(bool ascending) const {
   }
   if (elem_count() == 0) return Tensor::empty(shape(), DType::U32, device_);
   Tensor c = contiguous();
-  return core::wrap(c.storage_->argsort(c.layout_, ascending), shape(), DType::U32, device_);
+  return front::wrap(c.storage_->argsort(c.layout_, ascending), shape(), DType::U32, device_);
 }
 
 std::pair<Tensor, Tensor> Tensor::sort(bool ascending) const {
-  core::check_defined("sort", *this, "tensor");
+  front::check_defined("sort", *this, "tensor");
   if (rank() == 0) {
     throw_error(ErrorKind::DimOutOfRange, "sort", fmt::format("tensor {} has no last dim", describe(*this)));
   }

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <limits>
 
-#include "parity/harness.h"
-#include "parity/philox_ref.h"
+#include "wick/check.h"
+#include "check/philox_ref.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 using Values = std::vector<double>;
@@ -308,4 +308,4 @@ std::vector<OpCase> copy_cases() {
 const bool kRegistered = register_cases(copy_cases());
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

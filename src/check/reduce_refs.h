@@ -11,7 +11,7 @@
 #include <numeric>
 #include <vector>
 
-#include "parity/harness.h"
+#include "wick/check.h"
 #include "wick/ops.h"
 
 namespace wick::refs {
@@ -23,21 +23,21 @@ using Values = std::vector<double>;
 inline Values seeded_values(DType dt, size_t n, uint64_t seed) {
   switch (dt) {
     case DType::U8:
-      return parity::round_to_dtype(parity::random_values(n, seed, 0.0, 256.0), dt);
+      return check::round_to_dtype(check::random_values(n, seed, 0.0, 256.0), dt);
     case DType::U32:
-      return parity::round_to_dtype(parity::random_values(n, seed, 0.0, 1.0e6), dt);
+      return check::round_to_dtype(check::random_values(n, seed, 0.0, 1.0e6), dt);
     case DType::I32:
-      return parity::round_to_dtype(parity::random_values(n, seed, -1.0e6, 1.0e6), dt);
+      return check::round_to_dtype(check::random_values(n, seed, -1.0e6, 1.0e6), dt);
     case DType::I64:
-      return parity::round_to_dtype(parity::random_values(n, seed, -1.0e12, 1.0e12), dt);
+      return check::round_to_dtype(check::random_values(n, seed, -1.0e12, 1.0e12), dt);
     default:
-      return parity::round_to_dtype(parity::random_values(n, seed, -2.0, 2.0), dt);
+      return check::round_to_dtype(check::random_values(n, seed, -2.0, 2.0), dt);
   }
 }
 
 // Seeded inputs for layout `lk` of `shape`: constant along dim 0 for Broadcast (what make_input needs).
-inline Values seeded_inputs(DType dt, const Shape& shape, parity::LayoutKind lk, uint64_t seed) {
-  if (lk != parity::LayoutKind::Broadcast) return seeded_values(dt, shape.elem_count(), seed);
+inline Values seeded_inputs(DType dt, const Shape& shape, check::LayoutKind lk, uint64_t seed) {
+  if (lk != check::LayoutKind::Broadcast) return seeded_values(dt, shape.elem_count(), seed);
   size_t inner = shape.elem_count() / shape[0];
   Values row = seeded_values(dt, inner, seed), v(shape.elem_count());
   for (size_t i = 0; i < v.size(); ++i) v[i] = row[i % inner];

@@ -4,26 +4,26 @@
 
 #include <cmath>
 
-#include "backend/dispatch.h"
-#include "core/checks.h"
+#include "base/dispatch.h"
+#include "tensor/checks.h"
 
 namespace wick {
 
-using core::describe;
+using front::describe;
 
 namespace {
 
 void check_float_input(const char* op, const Tensor& x) {
-  core::check_defined(op, x, "input");
-  core::check_dtype_in(op, x, kFloatDTypes, "input");
+  front::check_defined(op, x, "input");
+  front::check_dtype_in(op, x, kFloatDTypes, "input");
   if (x.rank() == 0)
     throw_error(ErrorKind::DimOutOfRange, op, fmt::format("input {} has no last dim", describe(x)));
 }
 
 // A companion tensor (alpha, beta, cos, sin) on x's device with x's dtype.
 void check_companion(const char* op, const Tensor& x, const Tensor& t, const char* what) {
-  core::check_defined(op, t, what);
-  core::check_same_device(op, x, t);
+  front::check_defined(op, t, what);
+  front::check_same_device(op, x, t);
   if (t.dtype() != x.dtype()) {
     throw_error(ErrorKind::DTypeMismatch, op,
                 fmt::format("input {} {} {}: dtypes differ", describe(x), what, describe(t)));
@@ -49,13 +49,13 @@ void check_eps(const char* op, float eps) {
 Tensor softmax(const Tensor& x, bool log, const char* op) {
   check_float_input(op, x);
   Tensor c = x.contiguous();
-  auto s = core::storage_of(c).softmax_last_dim(c.layout(), log);
-  return core::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+  auto s = front::storage_of(c).softmax_last_dim(c.layout(), log);
+  return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
 }
 
 Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
-  core::check_defined(op, x, "input");
-  core::check_dtype_in(op, x, kFloatDTypes, "input");
+  front::check_defined(op, x, "input");
+  front::check_dtype_in(op, x, kFloatDTypes, "input");
   bool thd = kind == RopeKind::Thd;
   if (x.rank() != 4) {
     throw_error(
@@ -82,9 +82,9 @@ Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& co
                             describe(x), describe(cos), t, d / 2, b));
   }
   Tensor xc = x.contiguous(), cc = cos.contiguous(), sc = sin.contiguous();
-  auto s = core::storage_of(xc).rope(kind, xc.layout(), core::storage_of(cc), cc.layout(),
-                                     core::storage_of(sc), sc.layout());
-  return core::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+  auto s = front::storage_of(xc).rope(kind, xc.layout(), front::storage_of(cc), cc.layout(),
+                                     front::storage_of(sc), sc.layout());
+  return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
 }
 
 }  // namespace
@@ -100,9 +100,9 @@ Tensor nn::rms_norm(const Tensor& x, const Tensor& alpha, float eps) {
   if (alpha.defined()) check_norm_param(op, x, alpha, "alpha");
   Tensor xc = x.contiguous();
   Tensor ac = alpha.defined() ? alpha.contiguous() : Tensor();
-  auto s = core::storage_of(xc).rms_norm(xc.layout(), ac.defined() ? ac.storage().get() : nullptr,
+  auto s = front::storage_of(xc).rms_norm(xc.layout(), ac.defined() ? ac.storage().get() : nullptr,
                                          ac.defined() ? &ac.layout() : nullptr, eps);
-  return core::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+  return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
 }
 
 Tensor nn::layer_norm(const Tensor& x, const Tensor& alpha, const Tensor& beta, float eps) {
@@ -114,10 +114,10 @@ Tensor nn::layer_norm(const Tensor& x, const Tensor& alpha, const Tensor& beta, 
   Tensor xc = x.contiguous();
   Tensor ac = alpha.defined() ? alpha.contiguous() : Tensor();
   Tensor bc = beta.defined() ? beta.contiguous() : Tensor();
-  auto s = core::storage_of(xc).layer_norm(
+  auto s = front::storage_of(xc).layer_norm(
       xc.layout(), ac.defined() ? ac.storage().get() : nullptr, ac.defined() ? &ac.layout() : nullptr,
       bc.defined() ? bc.storage().get() : nullptr, bc.defined() ? &bc.layout() : nullptr, eps);
-  return core::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+  return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
 }
 
 Tensor nn::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) {

@@ -3,7 +3,7 @@
 // every dtype it supports x layouts {contiguous, transposed, broadcast, narrowed,
 // size1, empty}, plus NumPy row/column broadcasts and 2^24-element f32 bench cases.
 // References are float64 math over the row-major input values as stored
-// (tests/parity/elementwise_ref.h), rounded to the output dtype:
+// (src/check/elementwise_ref.h), rounded to the output dtype:
 //   floats within a few units in the last place; integers, comparisons, where and
 //   casts exactly.
 #include <fmt/format.h>
@@ -12,10 +12,10 @@
 #include <functional>
 #include <limits>
 
-#include "parity/elementwise_ref.h"
-#include "parity/harness.h"
+#include "check/elementwise_ref.h"
+#include "wick/check.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 using Values = std::vector<double>;
@@ -531,4 +531,4 @@ std::vector<OpCase> elementwise_cases() {
 const bool kRegistered = register_cases(elementwise_cases());
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

@@ -3,18 +3,18 @@
 // (stride 0 on broadcast dims). Empty outputs never reach a backend.
 #include <fmt/format.h>
 
-#include "backend/dispatch.h"
-#include "core/checks.h"
+#include "base/dispatch.h"
+#include "tensor/checks.h"
 
 namespace wick {
 
-using core::describe;
+using front::describe;
 
 namespace {
 
 // A new tensor of `shape`/`dtype` on t's device from backend storage `s`.
 Tensor result(StoragePtr s, const Shape& shape, DType dtype, const Tensor& t) {
-  return core::wrap(std::move(s), shape, dtype, t.device());
+  return front::wrap(std::move(s), shape, dtype, t.device());
 }
 
 // An empty output (no backend call: GPU launches of zero elements are not valid).
@@ -25,20 +25,20 @@ Tensor empty_like(const Shape& shape, DType dtype, const Tensor& t) {
 // Unary-shaped ops: defined input, dtype in `allowed`; `run` calls the backend.
 template <class Run>
 Tensor unary_shaped(const Tensor& x, const char* op, DTypeSet allowed, Run&& run) {
-  core::check_defined(op, x, "tensor");
-  core::check_dtype_in(op, x, allowed, "tensor");
+  front::check_defined(op, x, "tensor");
+  front::check_dtype_in(op, x, allowed, "tensor");
   if (x.elem_count() == 0) return empty_like(x.shape(), x.dtype(), x);
-  return result(run(core::storage_of(x), x.layout()), x.shape(), x.dtype(), x);
+  return result(run(front::storage_of(x), x.layout()), x.shape(), x.dtype(), x);
 }
 
 // Validates lhs/rhs of a binary-shaped op and returns the broadcast output shape.
 Shape check_binary(const char* op, const Tensor& lhs, const Tensor& rhs) {
-  core::check_defined(op, lhs, "lhs");
-  core::check_defined(op, rhs, "rhs");
-  core::check_same_device(op, lhs, rhs);
-  core::check_same_dtype(op, lhs, rhs);
+  front::check_defined(op, lhs, "lhs");
+  front::check_defined(op, rhs, "rhs");
+  front::check_same_device(op, lhs, rhs);
+  front::check_same_dtype(op, lhs, rhs);
   try {
-    return core::broadcast_shape(op, lhs.shape(), rhs.shape());
+    return front::broadcast_shape(op, lhs.shape(), rhs.shape());
   } catch (const Error&) {
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("lhs {} rhs {}: shapes are not broadcastable", describe(lhs), describe(rhs)));
@@ -80,7 +80,7 @@ Tensor Tensor::binary(BinaryOp op, const Tensor& rhs) const {
   Shape out = check_binary(name, *this, rhs);
   if (out.elem_count() == 0) return empty_like(out, dtype_, *this);
   auto s =
-      storage_->binary(op, core::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
+      storage_->binary(op, front::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
   return result(std::move(s), out, dtype_, *this);
 }
 
@@ -92,25 +92,25 @@ Tensor Tensor::cmp(CmpOp op, const Tensor& rhs) const {
   Shape out = check_binary(name, *this, rhs);
   if (out.elem_count() == 0) return empty_like(out, DType::U8, *this);
   auto s =
-      storage_->cmp(op, core::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
+      storage_->cmp(op, front::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
   return result(std::move(s), out, DType::U8, *this);
 }
 
 Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
   const char* op = "where_cond";
-  core::check_defined(op, *this, "condition");
-  core::check_defined(op, on_true, "on_true");
-  core::check_defined(op, on_false, "on_false");
-  core::check_same_device(op, *this, on_true);
-  core::check_same_device(op, *this, on_false);
-  core::check_dtype_in(op, *this, kIndexDTypes, "condition");
+  front::check_defined(op, *this, "condition");
+  front::check_defined(op, on_true, "on_true");
+  front::check_defined(op, on_false, "on_false");
+  front::check_same_device(op, *this, on_true);
+  front::check_same_device(op, *this, on_false);
+  front::check_dtype_in(op, *this, kIndexDTypes, "condition");
   if (on_true.dtype() != on_false.dtype()) {
     throw_error(ErrorKind::DTypeMismatch, op,
                 fmt::format("on_true {} on_false {}: dtypes differ", describe(on_true), describe(on_false)));
   }
   Shape out;
   try {
-    out = core::broadcast_shape(op, core::broadcast_shape(op, shape(), on_true.shape()), on_false.shape());
+    out = front::broadcast_shape(op, front::broadcast_shape(op, shape(), on_true.shape()), on_false.shape());
   } catch (const Error&) {
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("condition {} on_true {} on_false {}: shapes are not broadcastable",
@@ -118,15 +118,15 @@ Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
   }
   DType dt = on_true.dtype();
   if (out.elem_count() == 0) return empty_like(out, dt, *this);
-  auto s = storage_->where_cond(layout_.broadcast_as(out), core::storage_of(on_true),
-                                on_true.layout().broadcast_as(out), core::storage_of(on_false),
+  auto s = storage_->where_cond(layout_.broadcast_as(out), front::storage_of(on_true),
+                                on_true.layout().broadcast_as(out), front::storage_of(on_false),
                                 on_false.layout().broadcast_as(out));
   return result(std::move(s), out, dt, *this);
 }
 
 // Same dtype: returns this tensor (shares storage), as PyTorch's `to` does.
 Tensor Tensor::to_dtype(DType dtype) const {
-  core::check_defined("to_dtype", *this, "tensor");
+  front::check_defined("to_dtype", *this, "tensor");
   if (size_t(dtype) >= size_t(kNumDTypes)) {
     throw_error(ErrorKind::UnsupportedDType, "to_dtype",
                 fmt::format("tensor {} to unknown dtype {}", describe(*this), int(dtype)));

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace wick::parity::philox_ref {
+namespace wick::check::philox_ref {
 
 inline std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> ctr, std::array<uint32_t, 2> key) {
   for (int round = 0; round < 10; ++round) {
@@ -43,4 +43,4 @@ inline double normal(uint64_t i, uint64_t offset, uint64_t seed, double mean, do
   return std::fma(z, std, mean);
 }
 
-}  // namespace wick::parity::philox_ref
+}  // namespace wick::check::philox_ref

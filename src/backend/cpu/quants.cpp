@@ -2,7 +2,7 @@
 // quantizers that reproduce ggml's quantize_row_*_ref bit for bit, dequantizers with
 // ggml's arithmetic (same float operations in the same order), and integer dot
 // products against the Q8_0 / Q8_1 activation blocks.
-#include "quant/quants.h"
+#include "backend/cpu/quants.h"
 
 #include <algorithm>
 #include <cfloat>

@@ -8,25 +8,25 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend/dispatch.h"
-#include "core/checks.h"
+#include "base/dispatch.h"
+#include "tensor/checks.h"
 
 namespace wick {
 
-using core::describe;
+using front::describe;
 
 namespace {
 
 // Defined, same device, same float dtype for an input and its kernel.
 void check_conv_operands(const char* op, const Tensor& x, const Tensor& k) {
-  core::check_defined(op, x, "input");
-  core::check_defined(op, k, "kernel");
-  core::check_same_device(op, x, k);
+  front::check_defined(op, x, "input");
+  front::check_defined(op, k, "kernel");
+  front::check_same_device(op, x, k);
   if (x.dtype() != k.dtype()) {
     throw_error(ErrorKind::DTypeMismatch, op,
                 fmt::format("input {} kernel {}: dtypes differ", describe(x), describe(k)));
   }
-  core::check_dtype_in(op, x, kFloatDTypes, "input");
+  front::check_dtype_in(op, x, kFloatDTypes, "input");
 }
 
 void check_rank(const char* op, const Tensor& t, size_t rank, const char* what, const char* layout) {
@@ -101,15 +101,15 @@ void check_conv_channels(const char* op, const Tensor& x, const Tensor& k, size_
 
 Tensor Tensor::matmul(const Tensor& rhs) const {
   const char* op = "matmul";
-  core::check_defined(op, *this, "lhs");
-  core::check_defined(op, rhs, "rhs");
-  core::check_same_device(op, *this, rhs);
+  front::check_defined(op, *this, "lhs");
+  front::check_defined(op, rhs, "rhs");
+  front::check_same_device(op, *this, rhs);
   if (rank() < 2 || rhs.rank() < 2) {
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("lhs {} rhs {}: both operands need rank >= 2", describe(*this), describe(rhs)));
   }
-  core::check_same_dtype(op, *this, rhs);
-  core::check_dtype_in(op, *this, kMatmulDTypes, "lhs");
+  front::check_same_dtype(op, *this, rhs);
+  front::check_dtype_in(op, *this, kMatmulDTypes, "lhs");
   size_t m = dims()[rank() - 2], k = dims()[rank() - 1], n = rhs.dims()[rhs.rank() - 1];
   if (rhs.dims()[rhs.rank() - 2] != k) {
     throw_error(ErrorKind::ShapeMismatch, op,
@@ -138,8 +138,8 @@ Tensor Tensor::matmul(const Tensor& rhs) const {
   Shape out_shape = with(m, n);
   if (out_shape.elem_count() == 0 || k == 0) return Tensor::zeros(out_shape, dtype(), device());
   Layout lhs_l = layout().broadcast_as(with(m, k)), rhs_l = rhs.layout().broadcast_as(with(k, n));
-  auto s = core::storage_of(*this).matmul(core::storage_of(rhs), MatmulDims{b, m, n, k}, lhs_l, rhs_l);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).matmul(front::storage_of(rhs), MatmulDims{b, m, n, k}, lhs_l, rhs_l);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 // --- convolutions ----------------------------------------------------------------
@@ -161,8 +161,8 @@ Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_
   size_t l_out = conv_out_len(op, *this, kernel, p.l_in, p.k_size, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, l_out};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
-  auto s = core::storage_of(*this).conv1d(layout(), core::storage_of(kernel), kernel.layout(), p);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).conv1d(layout(), front::storage_of(kernel), kernel.layout(), p);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride,
@@ -200,8 +200,8 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
   p.padding = padding, p.output_padding = output_padding, p.stride = stride, p.dilation = dilation;
   Shape out_shape{p.b_size, p.c_out, l_out};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
-  auto s = core::storage_of(*this).conv_transpose1d(layout(), core::storage_of(kernel), kernel.layout(), p);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).conv_transpose1d(layout(), front::storage_of(kernel), kernel.layout(), p);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation,
@@ -222,8 +222,8 @@ Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_
   size_t ow = conv_out_len(op, *this, kernel, p.i_w, p.k_w, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
-  auto s = core::storage_of(*this).conv2d(layout(), core::storage_of(kernel), kernel.layout(), p);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).conv2d(layout(), front::storage_of(kernel), kernel.layout(), p);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride,
@@ -250,8 +250,8 @@ Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t out
       conv_transpose_out_len(op, *this, kernel, p.i_w, p.k_w, padding, output_padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
-  auto s = core::storage_of(*this).conv_transpose2d(layout(), core::storage_of(kernel), kernel.layout(), p);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).conv_transpose2d(layout(), front::storage_of(kernel), kernel.layout(), p);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 // --- pooling and upsampling ------------------------------------------------------
@@ -260,7 +260,7 @@ namespace {
 
 Tensor pool2d(const Tensor& x, PoolOp op_kind, const char* op, std::array<size_t, 2> kernel,
               std::array<size_t, 2> stride) {
-  core::check_defined(op, x, "input");
+  front::check_defined(op, x, "input");
   check_rank(op, x, 4, "input", "(B, C, H, W)");
   if (kernel[0] == 0 || kernel[1] == 0 || stride[0] == 0 || stride[1] == 0) {
     throw_error(ErrorKind::InvalidArgument, op,
@@ -274,14 +274,14 @@ Tensor pool2d(const Tensor& x, PoolOp op_kind, const char* op, std::array<size_t
   Shape out_shape{x.dims()[0], x.dims()[1], (x.dims()[2] - kernel[0]) / stride[0] + 1,
                   (x.dims()[3] - kernel[1]) / stride[1] + 1};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, x.dtype(), x.device());
-  auto s = core::storage_of(x).pool2d(op_kind, x.layout(), kernel, stride);
-  return core::wrap(std::move(s), out_shape, x.dtype(), x.device());
+  auto s = front::storage_of(x).pool2d(op_kind, x.layout(), kernel, stride);
+  return front::wrap(std::move(s), out_shape, x.dtype(), x.device());
 }
 
 // Upsampling needs a positive target and, when there is anything to read, non-empty spatial dims.
 void check_upsample(const char* op, const Tensor& x, size_t rank, const char* layout,
                     std::initializer_list<size_t> targets) {
-  core::check_defined(op, x, "input");
+  front::check_defined(op, x, "input");
   check_rank(op, x, rank, "input", layout);
   for (size_t t : targets) {
     if (t == 0)
@@ -310,8 +310,8 @@ Tensor Tensor::upsample_nearest1d(size_t target_len) const {
   check_upsample(op, *this, 3, "(B, C, L)", {target_len});
   Shape out_shape{dims()[0], dims()[1], target_len};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
-  auto s = core::storage_of(*this).upsample_nearest1d(layout(), target_len);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).upsample_nearest1d(layout(), target_len);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const {
@@ -319,8 +319,8 @@ Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const {
   check_upsample(op, *this, 4, "(B, C, H, W)", {target_h, target_w});
   Shape out_shape{dims()[0], dims()[1], target_h, target_w};
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
-  auto s = core::storage_of(*this).upsample_nearest2d(layout(), target_h, target_w);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).upsample_nearest2d(layout(), target_h, target_w);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners) const {
@@ -330,8 +330,8 @@ Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corner
   if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
   BilinearParams p;
   p.out_h = out_h, p.out_w = out_w, p.align_corners = align_corners;
-  auto s = core::storage_of(*this).upsample_bilinear2d(layout(), p);
-  return core::wrap(std::move(s), out_shape, dtype(), device());
+  auto s = front::storage_of(*this).upsample_bilinear2d(layout(), p);
+  return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
 }  // namespace wick

@@ -1,4 +1,4 @@
-// Front-end validation helpers shared by every op family (src/core/ops_*.cpp).
+// Front-end validation helpers shared by every op family (src/tensor/ops_*.cpp).
 // Each throws wick::Error with "[op] ..." naming the shapes and dtypes.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include "backend/backend.h"
 #include "wick/tensor.h"
 
-namespace wick::core {
+namespace wick::front {
 
 // "[2,3] f32"
 std::string describe(const Tensor& t);
@@ -26,4 +26,4 @@ inline BackendStorage& storage_of(const Tensor& t) { return *t.storage(); }
 // A tensor over new contiguous storage `s` of `shape` on t's device.
 Tensor wrap(StoragePtr s, const Shape& shape, DType dtype, Device device);
 
-}  // namespace wick::core
+}  // namespace wick::front

@@ -1,7 +1,7 @@
 // Float64 references of the elementwise families, written from the op
 // definitions (reference 3.1-3.3 and the choices documented in
 // src/backend/common/functors.h), never through wick ops or functors. Shared by
-// tests/test_elementwise.cpp and tests/parity/cases_elementwise.cpp.
+// tests/test_elementwise.cpp and src/check/cases_elementwise.cpp.
 #pragma once
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "wick/ops.h"
 
 namespace wick::ref {

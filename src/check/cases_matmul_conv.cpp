@@ -14,9 +14,9 @@
 #include <cmath>
 #include <limits>
 
-#include "parity/harness.h"
+#include "wick/check.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 using Values = std::vector<double>;
@@ -459,4 +459,4 @@ const bool kRegistered = register_cases(matmul_cases()) && register_cases(conv_c
                          register_cases(pool_cases()) && register_cases(upsample_cases());
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

@@ -1,6 +1,6 @@
 // The parity harness: input layouts, comparison, the case registry and run_case.
 // See harness.h for the contract.
-#include "parity/harness.h"
+#include "wick/check.h"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include <exception>
 #include <limits>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 #include "wick/error.h"
 
-namespace wick::parity {
+namespace wick::check {
 
 namespace {
 
@@ -367,4 +367,4 @@ CaseResult run_case(const OpCase& c, Device dev, uint64_t seed) {
   return r;
 }
 
-}  // namespace wick::parity
+}  // namespace wick::check

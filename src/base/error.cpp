@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "backend/dispatch.h"
+#include "base/dispatch.h"
 
 namespace wick {
 

@@ -3,8 +3,8 @@
 // float64 reference written here (not through any backend); on a GPU against the
 // CPU backend. Shared by tests (tests/test_parity.cpp), `wick check` and `wick bench`.
 //
-// Families register cases in tests/parity/cases_<family>.cpp with
-//   static const bool kRegistered = wick::parity::register_cases({...});
+// Families register cases in src/check/cases_<family>.cpp with
+//   static const bool kRegistered = wick::check::register_cases({...});
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 #include "wick/tensor.h"
 
-namespace wick::parity {
+namespace wick::check {
 
 // How an input is laid out: the case builds a tensor of the logical shape with
 // that memory arrangement (values identical for every layout).
@@ -89,4 +89,4 @@ std::vector<std::string> families();
 // Whether `dev` is present in this process; when not, `why` says why (for skips).
 bool device_present(Device dev, std::string* why = nullptr);
 
-}  // namespace wick::parity
+}  // namespace wick::check

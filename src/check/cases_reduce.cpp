@@ -12,10 +12,10 @@
 #include <cmath>
 #include <limits>
 
-#include "parity/harness.h"
-#include "parity/reduce_refs.h"
+#include "wick/check.h"
+#include "check/reduce_refs.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 using Values = std::vector<double>;
@@ -263,4 +263,4 @@ std::vector<OpCase> sort_cases() {
 const bool kRegistered = register_cases(reduce_cases()) && register_cases(sort_cases());
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

@@ -11,9 +11,9 @@
 #include <cmath>
 #include <limits>
 
-#include "parity/harness.h"
+#include "wick/check.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 using Values = std::vector<double>;
@@ -221,4 +221,4 @@ std::vector<OpCase> nn_cases() {
 const bool kRegistered = register_cases(nn_cases());
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

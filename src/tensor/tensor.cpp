@@ -11,12 +11,12 @@
 #include <numeric>
 
 #include "backend/backend.h"
-#include "backend/dispatch.h"
-#include "core/checks.h"
+#include "base/dispatch.h"
+#include "tensor/checks.h"
 
 namespace wick {
 
-using core::describe;
+using front::describe;
 
 namespace {
 
@@ -113,7 +113,7 @@ void Tensor::manual_seed(uint64_t seed, Device device) {
 // --- host transfer -----------------------------------------------------------------
 
 void Tensor::check_host_type(DType expected, const char* op) const {
-  core::check_defined(op, *this, "tensor");
+  front::check_defined(op, *this, "tensor");
   if (dtype_ != expected) {
     throw_error(ErrorKind::DTypeMismatch, op,
                 fmt::format("tensor {} read as {}", describe(*this), dtype_name(expected)));
@@ -121,14 +121,14 @@ void Tensor::check_host_type(DType expected, const char* op) const {
 }
 
 void Tensor::to_bytes(void* dst) const {
-  core::check_defined("to_bytes", *this, "tensor");
+  front::check_defined("to_bytes", *this, "tensor");
   if (elem_count() == 0) return;
   Tensor c = contiguous();
   c.storage_->copy_to_host(dst, c.layout_.start_offset(), c.elem_count());
 }
 
 std::vector<double> Tensor::to_f64_vector() const {
-  core::check_defined("to_f64_vector", *this, "tensor");
+  front::check_defined("to_f64_vector", *this, "tensor");
   return dispatch_dtype(dtype_, "to_f64_vector", [&]<class T>() {
     std::vector<T> raw(elem_count());
     to_bytes(raw.data());
@@ -147,7 +147,7 @@ double Tensor::item() const {
 }
 
 Tensor Tensor::to_device(Device device) const {
-  core::check_defined("to_device", *this, "tensor");
+  front::check_defined("to_device", *this, "tensor");
   if (device == device_) return *this;
   BackendDevice& target = backend_device(device);
   Tensor c = contiguous();
@@ -168,7 +168,7 @@ std::string Tensor::str() const {
 // --- views ------------------------------------------------------------------------
 
 Tensor Tensor::narrow(int64_t dim, size_t start, size_t len) const {
-  core::check_defined("narrow", *this, "tensor");
+  front::check_defined("narrow", *this, "tensor");
   size_t d = resolve_dim(dim, rank(), "narrow");
   if (start > dims()[d] || len > dims()[d] - start) {
     throw_error(ErrorKind::IndexOutOfRange, "narrow",
@@ -179,7 +179,7 @@ Tensor Tensor::narrow(int64_t dim, size_t start, size_t len) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  core::check_defined("transpose", *this, "tensor");
+  front::check_defined("transpose", *this, "tensor");
   size_t a = resolve_dim(d0, rank(), "transpose"), b = resolve_dim(d1, rank(), "transpose");
   return Tensor(storage_, layout_.transpose(a, b), dtype_, device_);
 }
@@ -192,7 +192,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& order) const {
-  core::check_defined("permute", *this, "tensor");
+  front::check_defined("permute", *this, "tensor");
   if (order.size() != rank()) {
     throw_error(ErrorKind::ShapeMismatch, "permute",
                 fmt::format("{} dims given for tensor {}", order.size(), describe(*this)));
@@ -211,7 +211,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& order) const {
 }
 
 Tensor Tensor::broadcast_as(const Shape& shape) const {
-  core::check_defined("broadcast_as", *this, "tensor");
+  front::check_defined("broadcast_as", *this, "tensor");
   return Tensor(storage_, layout_.broadcast_as(shape), dtype_, device_);
 }
 
@@ -222,7 +222,7 @@ Tensor Tensor::broadcast_left(const std::vector<size_t>& left_dims) const {
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {
-  core::check_defined("squeeze", *this, "tensor");
+  front::check_defined("squeeze", *this, "tensor");
   size_t d = resolve_dim(dim, rank(), "squeeze");
   if (dims()[d] != 1) {
     throw_error(ErrorKind::ShapeMismatch, "squeeze",
@@ -232,13 +232,13 @@ Tensor Tensor::squeeze(int64_t dim) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
-  core::check_defined("unsqueeze", *this, "tensor");
+  front::check_defined("unsqueeze", *this, "tensor");
   size_t d = resolve_dim(dim, rank() + 1, "unsqueeze");
   return Tensor(storage_, layout_.unsqueeze(d), dtype_, device_);
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
-  core::check_defined("reshape", *this, "tensor");
+  front::check_defined("reshape", *this, "tensor");
   if (shape.elem_count() != elem_count()) {
     throw_error(ErrorKind::ShapeMismatch, "reshape",
                 fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", describe(*this), elem_count(),
@@ -249,7 +249,7 @@ Tensor Tensor::reshape(const Shape& shape) const {
 }
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
-  core::check_defined("flatten", *this, "tensor");
+  front::check_defined("flatten", *this, "tensor");
   if (rank() == 0) return reshape(Shape{1});
   size_t s = resolve_dim(start, rank(), "flatten"), e = resolve_dim(end, rank(), "flatten");
   if (s > e) {
@@ -265,7 +265,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 std::vector<Tensor> Tensor::chunk(size_t n, int64_t dim) const {
-  core::check_defined("chunk", *this, "tensor");
+  front::check_defined("chunk", *this, "tensor");
   size_t d = resolve_dim(dim, rank(), "chunk");
   if (n == 0) throw_error(ErrorKind::InvalidArgument, "chunk", fmt::format("0 chunks of {}", describe(*this)));
   size_t size = dims()[d];
@@ -277,14 +277,14 @@ std::vector<Tensor> Tensor::chunk(size_t n, int64_t dim) const {
 }
 
 Tensor Tensor::copy() const {
-  core::check_defined("copy", *this, "tensor");
+  front::check_defined("copy", *this, "tensor");
   auto s = backend_device(device_).alloc(elem_count(), dtype_);
   if (elem_count() > 0) storage_->copy_strided_src(*s, 0, layout_);
   return Tensor(std::move(s), Layout(shape()), dtype_, device_);
 }
 
 Tensor Tensor::contiguous() const {
-  core::check_defined("contiguous", *this, "tensor");
+  front::check_defined("contiguous", *this, "tensor");
   if (is_contiguous()) return *this;
   return copy();
 }
@@ -294,15 +294,15 @@ Tensor Tensor::contiguous() const {
 Tensor Tensor::cat(const std::vector<Tensor>& ts, int64_t dim) {
   if (ts.empty()) throw_error(ErrorKind::InvalidArgument, "cat", "no tensors given");
   const Tensor& first = ts[0];
-  core::check_defined("cat", first, "tensor 0");
+  front::check_defined("cat", first, "tensor 0");
   size_t d = resolve_dim(dim, first.rank(), "cat");
   std::vector<size_t> out_dims = first.dims();
   out_dims[d] = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
     const Tensor& t = ts[i];
-    core::check_defined("cat", t, "tensor");
-    core::check_same_device("cat", first, t);
-    core::check_same_dtype("cat", first, t);
+    front::check_defined("cat", t, "tensor");
+    front::check_same_device("cat", first, t);
+    front::check_same_dtype("cat", first, t);
     bool ok = t.rank() == first.rank();
     for (size_t k = 0; ok && k < t.rank(); ++k) ok = k == d || t.dims()[k] == first.dims()[k];
     if (!ok) {
@@ -331,11 +331,11 @@ Tensor Tensor::cat(const std::vector<Tensor>& ts, int64_t dim) {
 
 Tensor Tensor::stack(const std::vector<Tensor>& ts, int64_t dim) {
   if (ts.empty()) throw_error(ErrorKind::InvalidArgument, "stack", "no tensors given");
-  core::check_defined("stack", ts[0], "tensor 0");
+  front::check_defined("stack", ts[0], "tensor 0");
   size_t d = resolve_dim(dim, ts[0].rank() + 1, "stack");
   std::vector<Tensor> us;
   for (size_t i = 0; i < ts.size(); ++i) {
-    core::check_defined("stack", ts[i], "tensor");
+    front::check_defined("stack", ts[i], "tensor");
     if (ts[i].shape() != ts[0].shape()) {
       throw_error(ErrorKind::ShapeMismatch, "stack",
                   fmt::format("tensor {} is {}, tensor 0 is {}", i, describe(ts[i]), describe(ts[0])));
@@ -346,15 +346,15 @@ Tensor Tensor::stack(const std::vector<Tensor>& ts, int64_t dim) {
 }
 
 void Tensor::fill_(Scalar v) {
-  core::check_defined("fill_", *this, "tensor");
+  front::check_defined("fill_", *this, "tensor");
   if (elem_count() > 0) storage_->const_set(v, layout_);
 }
 
 void Tensor::slice_set_(const Tensor& src, int64_t dim, size_t start) {
-  core::check_defined("slice_set_", *this, "tensor");
-  core::check_defined("slice_set_", src, "src");
-  core::check_same_device("slice_set_", *this, src);
-  core::check_same_dtype("slice_set_", *this, src);
+  front::check_defined("slice_set_", *this, "tensor");
+  front::check_defined("slice_set_", src, "src");
+  front::check_same_device("slice_set_", *this, src);
+  front::check_same_dtype("slice_set_", *this, src);
   size_t d = resolve_dim(dim, rank(), "slice_set_");
   bool ok = src.rank() == rank();
   for (size_t k = 0; ok && k < rank(); ++k) ok = k == d || src.dims()[k] == dims()[k];
@@ -377,7 +377,7 @@ void Tensor::slice_set_(const Tensor& src, int64_t dim, size_t start) {
 
 // --- shared checks ------------------------------------------------------------------
 
-namespace core {
+namespace front {
 
 std::string describe(const Tensor& t) {
   if (!t.defined()) return "(undefined)";
@@ -437,5 +437,5 @@ Tensor wrap(StoragePtr s, const Shape& shape, DType dtype, Device device) {
   return Tensor(std::move(s), Layout(shape), dtype, device);
 }
 
-}  // namespace core
+}  // namespace front
 }  // namespace wick

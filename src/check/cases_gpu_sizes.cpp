@@ -8,10 +8,10 @@
 #include <cmath>
 #include <limits>
 
-#include "parity/harness.h"
-#include "parity/reduce_refs.h"
+#include "wick/check.h"
+#include "check/reduce_refs.h"
 
-namespace wick::parity {
+namespace wick::check {
 namespace {
 
 using Values = std::vector<double>;
@@ -265,4 +265,4 @@ std::vector<OpCase> build() {
 const bool kRegistered = register_cases(build());
 
 }  // namespace
-}  // namespace wick::parity
+}  // namespace wick::check

@@ -4,7 +4,7 @@
 // float operations in ggml's order; dot products sum integers per sub-block.
 #include <algorithm>
 
-#include "quant/quants.h"
+#include "backend/cpu/quants.h"
 
 namespace wick::quant {
 

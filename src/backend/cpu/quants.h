@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "quant/blocks.h"
+#include "base/ggml_blocks.h"
 #include "wick/dtype.h"
 
 namespace wick::quant {

@@ -7,20 +7,20 @@
 // Index values are checked by the backend (they live in device data), before it writes anything.
 #include <fmt/format.h>
 
-#include "backend/dispatch.h"
-#include "core/checks.h"
+#include "base/dispatch.h"
+#include "tensor/checks.h"
 
 namespace wick {
 
-using core::describe;
+using front::describe;
 
 namespace {
 
 void check_ids(const char* op, const Tensor& self, const Tensor& ids) {
-  core::check_defined(op, self, "tensor");
-  core::check_defined(op, ids, "ids");
-  core::check_same_device(op, self, ids);
-  core::check_dtype_in(op, ids, kIndexDTypes, "ids");
+  front::check_defined(op, self, "tensor");
+  front::check_defined(op, ids, "ids");
+  front::check_same_device(op, self, ids);
+  front::check_dtype_in(op, ids, kIndexDTypes, "ids");
 }
 
 void check_ids_1d(const char* op, const Tensor& ids) {
@@ -41,9 +41,9 @@ bool same_except(const Tensor& a, const Tensor& b, size_t dim) {
 // The checks shared by scatter, scatter_add and their in-place forms; returns the resolved dim.
 size_t check_scatter(const char* op, const Tensor& self, const Tensor& ids, const Tensor& src, int64_t dim) {
   check_ids(op, self, ids);
-  core::check_defined(op, src, "src");
-  core::check_same_device(op, self, src);
-  core::check_same_dtype(op, self, src);
+  front::check_defined(op, src, "src");
+  front::check_same_device(op, self, src);
+  front::check_same_dtype(op, self, src);
   size_t d = resolve_dim(dim, self.rank(), op);
   if (ids.shape() != src.shape()) {
     throw_error(ErrorKind::ShapeMismatch, op,
@@ -80,7 +80,7 @@ Tensor Tensor::index_select(const Tensor& ids, int64_t dim) const {
   od[d] = ids.elem_count();
   Shape out_shape(od);
   if (ids.elem_count() == 0) return Tensor::empty(out_shape, dtype_, device_);
-  return core::wrap(storage_->index_select(*ids.storage(), layout_, ids.layout(), d), out_shape, dtype_,
+  return front::wrap(storage_->index_select(*ids.storage(), layout_, ids.layout(), d), out_shape, dtype_,
                     device_);
 }
 
@@ -94,7 +94,7 @@ Tensor Tensor::gather(const Tensor& ids, int64_t dim) const {
         fmt::format("ids {} must match {} in every dim but dim {}", describe(ids), describe(*this), d));
   }
   if (ids.elem_count() == 0) return Tensor::empty(ids.shape(), dtype_, device_);
-  return core::wrap(storage_->gather(layout_, *ids.storage(), ids.layout(), d), ids.shape(), dtype_, device_);
+  return front::wrap(storage_->gather(layout_, *ids.storage(), ids.layout(), d), ids.shape(), dtype_, device_);
 }
 
 void Tensor::scatter_(const Tensor& ids, const Tensor& src, int64_t dim) {
@@ -122,9 +122,9 @@ Tensor Tensor::scatter_add(const Tensor& ids, const Tensor& src, int64_t dim) co
 Tensor Tensor::index_add(const Tensor& ids, const Tensor& src, int64_t dim) const {
   const char* op = "index_add";
   check_ids(op, *this, ids);
-  core::check_defined(op, src, "src");
-  core::check_same_device(op, *this, src);
-  core::check_same_dtype(op, *this, src);
+  front::check_defined(op, src, "src");
+  front::check_same_device(op, *this, src);
+  front::check_same_dtype(op, *this, src);
   check_ids_1d(op, ids);
   size_t d = resolve_dim(dim, rank(), op);
   if (!same_except(*this, src, d)) {
@@ -138,7 +138,7 @@ Tensor Tensor::index_add(const Tensor& ids, const Tensor& src, int64_t dim) cons
                             ids.elem_count(), describe(src), src.dims()[d], d));
   }
   if (ids.elem_count() == 0) return copy();
-  return core::wrap(
+  return front::wrap(
       storage_->index_add(layout_, *ids.storage(), ids.layout(), *src.storage(), src.layout(), d), shape(),
       dtype_, device_);
 }

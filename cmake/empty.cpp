@@ -1,1 +1,0 @@
-// Keeps wick_parity a valid library while tests/parity is empty.

@@ -1,0 +1,79 @@
+// The CPU backend's quantized entry points (backend.h): quantize, dequantize and the
+// quantized matmul over ggml block rows, by the row kernels of quant_types.cpp.
+#include <vector>
+
+#include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/strided.h"
+#include "wick/quant.h"
+
+namespace wick {
+
+namespace {
+
+// The f32 elements of the contiguous view x_l of s (s itself, or an f32 copy in `keep`).
+const float* f32_data(const CpuStorage& s, const Layout& x_l, StoragePtr& keep) {
+  if (s.dtype() == DType::F32) return s.data<float>() + x_l.start_offset();
+  keep = s.to_dtype(x_l, DType::F32);
+  return CpuStorage::of(*keep).data<float>();
+}
+
+const uint8_t* bytes_at(const BackendStorage& s, size_t byte_offset) {
+  return CpuStorage::of(s).data<uint8_t>() + byte_offset;
+}
+
+}  // namespace
+
+StoragePtr CpuDevice::quantize(GgmlType t, const BackendStorage& x, const Layout& x_l, size_t rows, size_t k) {
+  StoragePtr keep;
+  const float* xs = f32_data(CpuStorage::of(x), x_l, keep);
+  const size_t row_bytes = ggml_row_size(t, k);
+  auto out = cpu_alloc(rows * row_bytes, DType::U8);
+  uint8_t* o = out->data<uint8_t>();
+  cpu::parallel_for(rows, 16, [&](size_t b, size_t e) {
+    for (size_t r = b; r < e; ++r) quant::quantize_row(t, xs + r * k, o + r * row_bytes, k);
+  });
+  return out;
+}
+
+StoragePtr CpuDevice::dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
+                                 DType out) {
+  // Rows never split a block, so the packed bytes are n / block whole blocks.
+  const uint8_t* src = bytes_at(blocks, byte_offset);
+  const size_t block = ggml_block_size(t), block_bytes = ggml_type_size(t);
+  auto y = cpu_alloc(n, DType::F32);
+  float* yp = y->data<float>();
+  cpu::parallel_for(n / block, 256, [&](size_t b, size_t e) {
+    quant::dequantize_row(t, src + b * block_bytes, yp + b * block, (e - b) * block);
+  });
+  if (out == DType::F32) return y;
+  return y->to_dtype(Layout(Shape{n}), out);
+}
+
+StoragePtr CpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
+                              const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath) {
+  StoragePtr keep;
+  const float* xs = f32_data(CpuStorage::of(x), x_l, keep);
+  // x's rows quantized to the weight's activation type, then each weight row is
+  // unpacked once per thread block and dotted with every activation row (m rows of
+  // k bytes stay in cache). Threads split the weight rows.
+  const GgmlType at = ggml_vec_dot_type(t);
+  const size_t act_row = ggml_row_size(at, k), w_row = ggml_row_size(t, k);
+  std::vector<uint8_t> act(m * act_row);
+  cpu::parallel_for(m, 4, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) quant::quantize_row(at, xs + i * k, act.data() + i * act_row, k);
+  });
+  const uint8_t* wb = bytes_at(w, byte_offset);
+  auto out = cpu_alloc(m * n, DType::F32);
+  float* o = out->data<float>();
+  cpu::parallel_for(n, 8, [&](size_t b, size_t e) {
+    std::vector<float> col(m);
+    for (size_t j = b; j < e; ++j) {
+      quant::vec_dot_rows(t, k, wb + j * w_row, act.data(), m, col.data());
+      for (size_t i = 0; i < m; ++i) o[i * n + j] = col[i];
+    }
+  });
+  if (x.dtype() == DType::F32) return out;
+  return out->to_dtype(Layout(Shape{m * n}), x.dtype());
+}
+
+}  // namespace wick
