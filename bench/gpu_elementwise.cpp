@@ -78,20 +78,6 @@ void BM_GpuWhere(benchmark::State& state, DType dt) {
   Tensor c = input(DType::F32, 0, 2, 8).to_dtype(DType::U8);
   run_case(state, double(kN) * (1 + 3 * dtype_size(dt)), [&] { return c.where_cond(x, y); });
 }
-// The generic 8-lane where kernel for u8 / 2-byte values (WICK_WHERE_V8=1).
-void BM_GpuWhereV8(benchmark::State& state, DType dt) {
-  ::setenv("WICK_WHERE_V8", "1", 1);
-  BM_GpuWhere(state, dt);
-  ::unsetenv("WICK_WHERE_V8");
-}
-// where with a u8 condition and 2-byte values through the contiguous-only kernels
-// where_wide{U}_u8_* (WICK_WHERE_U = `u`: 1, 2 or 4 steps per thread); BM_GpuWhere
-// measures the default where_u8_*.
-void BM_GpuWhereVariant(benchmark::State& state, DType dt, const char* u) {
-  ::setenv("WICK_WHERE_U", u, 1);
-  BM_GpuWhere(state, dt);
-  ::unsetenv("WICK_WHERE_U");
-}
 void BM_GpuCast(benchmark::State& state, DType from, DType to) {
   if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
   Tensor x = input(from, -1, 1, 9);
@@ -121,10 +107,6 @@ WICK_GPU_BENCH(BM_GpuAdd, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuAdd, bf16, DType::BF16);
 WICK_GPU_BENCH(BM_GpuWhere, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuWhere, bf16, DType::BF16);
-WICK_GPU_BENCH(BM_GpuWhereV8, bf16, DType::BF16);
-WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_u1, DType::BF16, "1");
-WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_u2, DType::BF16, "2");
-WICK_GPU_BENCH(BM_GpuWhereVariant, bf16_u4, DType::BF16, "4");
 WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
 WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);

@@ -90,8 +90,8 @@ if(WICK_CUDA)
   add_library(wick-cuda SHARED ${WICK_GPU_HOST_SOURCES} ${cuda_images_cpp})
   wick_gpu_module(wick-cuda)
   # cudart is linked statically: the module loads without a CUDA installation and
-  # reports "no driver" instead of failing to load. cuBLAS serves matmul (issue 4).
-  target_link_libraries(wick-cuda PRIVATE CUDA::cudart_static CUDA::cublas CUDA::cublasLt)
+  # reports "no driver" instead of failing to load. cuBLAS serves matmul.
+  target_link_libraries(wick-cuda PRIVATE CUDA::cudart_static CUDA::cublas)
   message(STATUS "wick: CUDA backend for sm ${WICK_CUDA_ARCHS} (+ PTX compute_${highest})")
 endif()
 

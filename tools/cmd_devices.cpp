@@ -6,9 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "backend/backend.h"
 #include "commands.h"
-#include "wick/tensor.h"
+#include "wick/device.h"
 
 namespace wick::cli {
 
@@ -45,25 +44,24 @@ std::string mib(size_t bytes) { return fmt::format("{:.1f} MiB", double(bytes) /
 int cmd_devices(bool json) {
   nlohmann::json j;
   unsigned cores = std::thread::hardware_concurrency();
-  std::string simd = simd_level(), blas = blas_config(), cpu_name = cpu_backend_device().name();
+  std::string simd = simd_level(), blas = blas_config(), cpu_name = device_info(Device::cpu()).name;
   j["cpu"] = {{"cores", cores}, {"backend", cpu_name}, {"simd", simd}, {"blas", blas}};
   j["gpu_backends"] = nlohmann::json::array();
   for (const auto& b : gpu_backend_status())
     j["gpu_backends"].push_back({{"name", b.name}, {"loaded", b.loaded}, {"detail", b.detail}});
   j["gpus"] = nlohmann::json::array();
-  for (const auto& [backend, first] : loaded_gpu_backends()) {
-    for (int i = 0; i < backend->device_count(); ++i) {
-      GpuDeviceInfo info = backend->info(i);
-      MemoryStats m = backend->device(i, first + i).memory_stats();
-      j["gpus"].push_back({{"device", Device::gpu(first + i).str()},
-                           {"backend", backend->vendor()},
-                           {"name", info.name},
-                           {"arch", info.arch},
-                           {"total_memory", info.total_memory},
-                           {"wave_size", info.wave_size},
-                           {"multiprocessors", info.multiprocessors},
-                           {"memory", {{"in_use", m.in_use}, {"cached", m.cached}, {"peak", m.peak}}}});
-    }
+  for (const Device& d : available_devices()) {
+    if (d.is_cpu()) continue;
+    const DeviceInfo info = device_info(d);
+    const MemoryStats m = memory_stats(d);
+    j["gpus"].push_back({{"device", d.str()},
+                         {"backend", info.backend},
+                         {"name", info.name},
+                         {"arch", info.arch},
+                         {"total_memory", info.total_memory},
+                         {"wave_size", info.wave_size},
+                         {"multiprocessors", info.multiprocessors},
+                         {"memory", {{"in_use", m.in_use}, {"cached", m.cached}, {"peak", m.peak}}}});
   }
   if (json) {
     fmt::print("{}\n", j.dump(2));

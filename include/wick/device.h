@@ -1,8 +1,10 @@
 // Devices: the CPU and GPUs served by a loadable vendor backend (CUDA or ROCm).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace wick {
 
@@ -23,5 +25,41 @@ struct Device {
   // Parses "cpu", "gpu", "gpu:1"; throws InvalidArgument otherwise.
   static Device parse(const std::string& s);
 };
+
+// What a device is (for `wick devices` and for sizing work).
+struct DeviceInfo {
+  Device device;
+  std::string name;     // "CPU (16 threads)", "NVIDIA H200"
+  std::string backend;  // "cpu", "cuda", "rocm"
+  std::string arch;     // "sm_90", "gfx90a"; empty for the CPU
+  size_t total_memory = 0;      // bytes; 0 for the CPU
+  int wave_size = 0;            // threads per warp / wave; 0 for the CPU
+  int multiprocessors = 0;      // SMs / CUs; the thread count for the CPU
+  size_t shared_per_block = 0;  // the most shared memory a GPU block may take
+};
+
+// Memory that wick's allocator of a device holds.
+struct MemoryStats {
+  size_t in_use = 0;  // bytes handed out to live tensors
+  size_t cached = 0;  // bytes held by the caching allocator, free for reuse
+  size_t peak = 0;    // high-water mark of in_use
+};
+
+// Devices present in this process: the CPU first, then each GPU of each loaded backend.
+std::vector<Device> available_devices();
+// Throws InvalidArgument naming the device and why it is absent.
+DeviceInfo device_info(Device device);
+MemoryStats memory_stats(Device device);
+// Waits until the work queued on `device` is done; reports a bad index an earlier
+// GPU op found (IndexOutOfRange). A no-op on the CPU.
+void synchronize(Device device);
+
+// A GPU backend library and whether it loaded (for `wick devices`).
+struct BackendStatus {
+  std::string name;  // "cuda", "rocm"
+  bool loaded = false;
+  std::string detail;  // library path, or why not
+};
+std::vector<BackendStatus> gpu_backend_status();
 
 }  // namespace wick

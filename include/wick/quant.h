@@ -103,9 +103,10 @@ class QTensor {
   Tensor bytes_;
 };
 
-// How a GPU qmatmul computes: Auto picks MatVec for at most kQMatVecMaxBatch rows
-// of x, else DequantGemm. MatVec quantizes x to Q8_1 and takes int8 dot products
-// (weights of type F32/F16/BF16 always take DequantGemm). The CPU has one path.
+// How a GPU qmatmul computes: Auto takes options().qmatmul_path, and where that is
+// Auto too, MatVec for at most kQMatVecMaxBatch rows of x, else DequantGemm. MatVec
+// quantizes x to Q8_1 and takes int8 dot products (weights of type F32/F16/BF16
+// always take DequantGemm). The CPU has one path.
 enum class QMatmulPath : uint8_t { Auto, MatVec, DequantGemm };
 inline constexpr size_t kQMatVecMaxBatch = 8;
 

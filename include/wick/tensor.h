@@ -209,14 +209,4 @@ Tensor rope_i(const Tensor& x, const Tensor& cos, const Tensor& sin);
 Tensor rope_thd(const Tensor& x, const Tensor& cos, const Tensor& sin);
 }  // namespace nn
 
-// Devices present in this process: the CPU first, then each GPU of each loaded backend.
-std::vector<Device> available_devices();
-// Loaded GPU backends and why others did not load, for `wick devices`.
-struct BackendStatus {
-  std::string name;  // "cuda", "rocm"
-  bool loaded = false;
-  std::string detail;  // library path, or why not
-};
-std::vector<BackendStatus> gpu_backend_status();
-
 }  // namespace wick

@@ -126,12 +126,6 @@ class BackendStorage {
                           const BackendStorage& sin, const Layout& sin_l) const = 0;
 };
 
-struct MemoryStats {
-  size_t in_use = 0;  // bytes handed out to live storages
-  size_t cached = 0;  // bytes held by the caching allocator, free for reuse
-  size_t peak = 0;    // high-water mark of in_use
-};
-
 class BackendDevice {
  public:
   virtual ~BackendDevice() = default;
@@ -147,7 +141,8 @@ class BackendDevice {
   virtual StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                                  uint64_t offset) = 0;
   virtual void synchronize() = 0;
-  virtual MemoryStats memory_stats() const { return {}; }
+  virtual DeviceInfo info() const = 0;
+  virtual MemoryStats memory_stats() const = 0;
 
   // --- quantized tensors (ggml block types, wick/quant.h) --------------------
   // Packs `rows` rows of k elements of the contiguous f32 view x_l of x into u8
@@ -170,16 +165,6 @@ inline StoragePtr BackendDevice::quantize(GgmlType t, const BackendStorage&, con
               name() + ": no quantize kernels for ggml type id " + std::to_string(uint32_t(t)));
 }
 
-// Description of one GPU as a loadable backend reports it.
-struct GpuDeviceInfo {
-  std::string name;
-  std::string arch;  // "sm_90", "gfx90a"
-  size_t total_memory = 0;
-  int wave_size = 0;
-  int multiprocessors = 0;
-  size_t shared_per_block = 0;  // the most dynamic shared memory a block may take
-};
-
 // What a loadable GPU backend (libwick-cuda.so, libwick-rocm.so) exports through
 // `extern "C" wick::GpuBackend* wick_gpu_backend_create(std::string* why_not)`
 // (returns null and fills why_not when it cannot serve: no driver, no device...).
@@ -188,15 +173,13 @@ class GpuBackend {
   virtual ~GpuBackend() = default;
   virtual std::string vendor() const = 0;  // "cuda" or "rocm"
   virtual int device_count() const = 0;
-  virtual GpuDeviceInfo info(int ordinal) const = 0;
+  virtual DeviceInfo info(int ordinal) const = 0;  // device = the backend's own ordinal
   // `global_ordinal` is the wick Device ordinal this backend's device `ordinal` is served as.
   virtual BackendDevice& device(int ordinal, int global_ordinal) = 0;
 };
 
 // The process-wide registry (src/backend/registry.cpp).
 BackendDevice& backend_device(Device d);  // throws InvalidArgument for an absent device
-// Loaded GPU backends with the wick gpu ordinal of each one's device 0 (for `wick devices`).
-std::vector<std::pair<GpuBackend*, int>> loaded_gpu_backends();
 // The CPU backend (src/backend/cpu).
 BackendDevice& cpu_backend_device();
 

@@ -1,6 +1,6 @@
 // The process-wide device registry: the CPU backend, and GPU backends loaded at
-// first use from libwick-cuda.so / libwick-rocm.so (beside libwick.so, in
-// WICK_BACKEND_DIR, or on $WICK_BACKEND_PATH). The core runs without them.
+// first use from libwick-cuda.so / libwick-rocm.so (in the folders of
+// options().backend_path, else beside libwick.so). The core runs without them.
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "backend/backend.h"
+#include "wick/options.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -34,8 +35,7 @@ bool file_exists(const std::string& p) {
 
 std::vector<std::string> search_dirs() {
   std::vector<std::string> dirs;
-  if (const char* env = std::getenv("WICK_BACKEND_PATH")) {
-    std::string s(env);
+  if (const std::string s = options().backend_path; !s.empty()) {
     size_t start = 0;
     while (start <= s.size()) {
       size_t end = s.find(':', start);
@@ -50,9 +50,6 @@ std::vector<std::string> search_dirs() {
     size_t slash = self.rfind('/');
     dirs.push_back(slash == std::string::npos ? "." : self.substr(0, slash));
   }
-#ifdef WICK_BACKEND_DIR
-  dirs.push_back(WICK_BACKEND_DIR);
-#endif
   return dirs;
 }
 
@@ -68,7 +65,7 @@ LoadedBackend load_one(const std::string& name) {
     }
   }
   if (path.empty()) {
-    b.detail = fmt::format("{} not found (not built, or not on WICK_BACKEND_PATH)", file);
+    b.detail = fmt::format("{} not found (not built, or not on the backend path)", file);
     return b;
   }
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -148,11 +145,8 @@ std::vector<BackendStatus> gpu_backend_status() {
   return v;
 }
 
-std::vector<std::pair<GpuBackend*, int>> loaded_gpu_backends() {
-  std::vector<std::pair<GpuBackend*, int>> v;
-  for (const auto& b : registry().backends)
-    if (b.loaded) v.push_back({b.backend, b.first_ordinal});
-  return v;
-}
+DeviceInfo device_info(Device d) { return backend_device(d).info(); }
+MemoryStats memory_stats(Device d) { return backend_device(d).memory_stats(); }
+void synchronize(Device d) { backend_device(d).synchronize(); }
 
 }  // namespace wick

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "wick/options.h"
 #include "wick/quant.h"
 
 namespace wick {
@@ -117,6 +118,7 @@ Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path) {
   std::vector<size_t> out_dims = x.dims();
   out_dims.back() = n;
   const size_t m = k ? x.elem_count() / k : 0;
+  if (path == QMatmulPath::Auto) path = options().qmatmul_path;
   const Tensor xc = x.contiguous();
   StoragePtr s = backend_device(x.device())
                      .qmatmul(w.type(), *w.bytes().storage(), w.bytes().layout().start_offset(), n, k,

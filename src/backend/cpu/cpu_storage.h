@@ -104,6 +104,8 @@ class CpuDevice final : public BackendDevice {
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override {}
+  DeviceInfo info() const override;
+  MemoryStats memory_stats() const override;
 
   StoragePtr quantize(GgmlType t, const BackendStorage& x, const Layout& x_l, size_t rows, size_t k) override;
   StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -10,10 +11,12 @@
 #include <vector>
 
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/strided.h"
+#include "wick/options.h"
 
 namespace wick {
 
-std::string CpuDevice::name() const { return fmt::format("CPU ({} threads)", omp_get_max_threads()); }
+std::string CpuDevice::name() const { return fmt::format("CPU ({} threads)", cpu::max_threads()); }
 StoragePtr CpuDevice::alloc(size_t n, DType dtype) { return cpu_alloc(n, dtype); }
 StoragePtr CpuDevice::zeros(size_t n, DType dtype) {
   auto s = cpu_alloc(n, dtype);
@@ -40,9 +43,9 @@ namespace {
 // by page (measured: a 256 MiB f32 copy ran at 3.7 GB/s on the development VM,
 // bench/results/cpu-2026-11-21-idle.md). Blocks of at least kMinCached bytes are
 // rounded to a size class (four per power of two, at most 25% above the request) and
-// kept on free lists up to a total of WICK_CPU_CACHE_BYTES (default 1 GiB; 0: no
-// cache); an allocation that fails frees the cached blocks and retries once. Builds with AddressSanitizer
-// never cache, so it still sees every free.
+// kept on free lists up to a total of options().cpu_cache_bytes (default 1 GiB; 0:
+// no cache); an allocation that fails frees the cached blocks and retries once.
+// Builds with AddressSanitizer never cache, so it still sees every free.
 class HostBlockCache {
  public:
   static constexpr size_t kMinCached = size_t(1) << 20;
@@ -58,26 +61,22 @@ class HostBlockCache {
     return (bytes + step - 1) / step * step;
   }
   void* allocate(size_t cls) {
-    if (cls >= kMinCached && limit_ > 0) {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(cls);
-      if (it != free_.end() && !it->second.empty()) {
-        void* p = it->second.back();
-        it->second.pop_back();
-        cached_ -= cls;
-        return p;
-      }
-    }
-    void* p = std::aligned_alloc(64, cls);
-    if (!p && cached_bytes() > 0) {  // out of memory: give the cached blocks back and retry once
+    void* p = cls >= kMinCached ? take_cached(cls) : nullptr;
+    if (!p) p = std::aligned_alloc(64, cls);
+    if (!p && stats().cached > 0) {  // out of memory: give the cached blocks back and retry once
       trim();
       p = std::aligned_alloc(64, cls);
     }
+    if (p) {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_use_ += cls;
+      peak_ = std::max(peak_, in_use_);
+    }
     return p;
   }
-  size_t cached_bytes() {
+  MemoryStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
-    return cached_;
+    return {in_use_, cached_, peak_};
   }
   void trim() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -88,32 +87,56 @@ class HostBlockCache {
   }
   void release(void* p, size_t cls) {
     if (!p) return;
-    if (cls >= kMinCached && limit_ > 0) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (cached_ + cls <= limit_) {
-        free_[cls].push_back(p);
-        cached_ += cls;
-        return;
-      }
+    const size_t limit = cls >= kMinCached ? cache_limit() : 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    in_use_ -= cls;
+    if (cached_ + cls <= limit) {
+      free_[cls].push_back(p);
+      cached_ += cls;
+      return;
     }
     std::free(p);
   }
 
  private:
-  HostBlockCache() {
+  static size_t cache_limit() {
 #if defined(__SANITIZE_ADDRESS__)
-    limit_ = 0;
+    return 0;
 #else
-    const char* v = std::getenv("WICK_CPU_CACHE_BYTES");
-    limit_ = v && *v ? size_t(std::strtoull(v, nullptr, 10)) : (size_t(1) << 30);
+    return options().cpu_cache_bytes;
 #endif
+  }
+  void* take_cached(size_t cls) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(cls);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_ -= cls;
+    return p;
   }
   std::mutex mu_;
   std::unordered_map<size_t, std::vector<void*>> free_;
-  size_t cached_ = 0, limit_ = 0;
+  size_t cached_ = 0, in_use_ = 0, peak_ = 0;
 };
 
 }  // namespace
+
+int cpu::max_threads() {
+  const int n = options().cpu_threads;
+  return n > 0 ? n : omp_get_max_threads();
+}
+
+DeviceInfo CpuDevice::info() const {
+  DeviceInfo i;
+  i.device = Device::cpu();
+  i.name = name();
+  i.backend = "cpu";
+  i.multiprocessors = cpu::max_threads();
+  return i;
+}
+
+MemoryStats CpuDevice::memory_stats() const { return HostBlockCache::get().stats(); }
 
 BackendDevice& cpu_backend_device() {
   static CpuDevice dev;

@@ -2,7 +2,7 @@
 // f16/bf16 are converted to f32, multiplied by sgemm and rounded back once.
 //
 // Operands: the last two dims of each operand are handed to BLAS in place when a
-// transpose flag and a leading dim can describe them (reference section 7.3,
+// transpose flag and a leading dim can describe them (as Candle's matmul does,
 // generalized to any leading dim >= the row length); any other stride pattern
 // (a stride-0 row, overlapping rows, two non-unit strides) is packed into a
 // contiguous buffer first. Batch offsets come from the batch dims' own strides,
@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <type_traits>
@@ -46,6 +47,9 @@ void gemm_impl(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const C
       for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == C(0) ? C(0) : beta * c[i * ldc + j];
     return;
   }
+  // OpenBLAS keeps its own thread count: follow options().cpu_threads.
+  static std::atomic<int> blas_threads{0};
+  if (const int want = max_threads(); blas_threads.exchange(want) != want) openblas_set_num_threads(want);
   auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<C, float>) {
     cblas_sgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), 1.0f, a, blas_int(lda), b,

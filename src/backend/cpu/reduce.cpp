@@ -284,7 +284,7 @@ void reduce_columns(const T* x, typename R::Out* out, size_t outer, size_t e, si
   constexpr size_t kColBlock = 2048;
   constexpr size_t kRowBlock = 64;  // rows summed into a partial before it joins the total (accuracy)
   size_t nblk = (inner + kColBlock - 1) / kColBlock, tasks = outer * nblk;
-  size_t threads = size_t(omp_get_max_threads());
+  size_t threads = size_t(cpu::max_threads());
   size_t nsplit = tasks >= threads ? 1 : std::min((threads + tasks - 1) / tasks, e / kRowBlock + 1);
   size_t rows_per = (e + nsplit - 1) / nsplit;
   // States of rows [j0, j1) for outputs [i0, i0 + w) of outer index o.

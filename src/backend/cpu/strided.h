@@ -12,10 +12,13 @@
 
 namespace wick::cpu {
 
+// The threads of wick's parallel loops: options().cpu_threads, else OpenMP's default.
+int max_threads();
+
 // Runs f(begin, end) over [0, n) split across OpenMP threads; serial below `grain`.
 template <class F> void parallel_for(size_t n, size_t grain, F&& f) {
   if (n == 0) return;
-  int max_threads = omp_get_max_threads();
+  int max_threads = cpu::max_threads();
   size_t chunks = grain ? (n + grain - 1) / grain : 1;
   if (max_threads <= 1 || chunks <= 1 || omp_in_parallel()) {
     f(size_t(0), n);

@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 #include "backend/gpu/gpu_storage.h"
 
@@ -23,13 +21,7 @@ struct MapLaunch {
   std::vector<const GpuStorage*> inputs;
   std::vector<void*> params_before;  // scalar params before the pointers (upowf, uelu)
   std::vector<void*> params_after;   // after the output pointer (affine)
-  // A kernel of the same ABI compiled for contiguous, 16-byte aligned operands only,
-  // used instead of `name` when they are (fewer registers than the kernel that also
-  // carries the strided paths); empty: always `name`.
-  std::string contiguous_name = {};
 };
-
-bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   const size_t n = m.layouts[0]->elem_count();
@@ -65,9 +57,7 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   size_t items = inner ? vector_items(n, max_bytes) : n;
   if (c.contiguous) items = (items + kVectorsPerThread - 1) / kVectorsPerThread;
   const unsigned grid = c.contiguous ? dev.grid_for(items) : strided_grid(dev, items);
-  const bool wide = !m.contiguous_name.empty() && c.contiguous && aligned16(out_ptr) &&
-                    std::all_of(in_ptrs.begin(), in_ptrs.end(), [](const void* p) { return aligned16(p); });
-  dev.launch(wide ? m.contiguous_name : m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
+  dev.launch(m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
   return out;
 }
 
@@ -117,27 +107,16 @@ StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lh
 
 StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
                                   const BackendStorage& f, const Layout& f_l) const {
+  // A u8 condition with f16/bf16 values moves 16 lanes a step on the contiguous path
+  // (kernels/ternary.cu: where_wide).
   const DType vt = t.dtype();
-  // A u8 condition with f16/bf16 values: where_u8_* takes contiguous aligned operands
-  // 16 lanes a step, two steps a thread, selecting on packed words (kernels/ternary.cu;
-  // H200: 4.39 TB/s, 1.01x PyTorch, bench/results/2026-11-21-h200-session2). Variants
-  // kept for the benchmarks: WICK_WHERE_V8=1 the generic 8-lane engine, WICK_WHERE_U=1|2|4
-  // the contiguous-only where_wide{U}_u8_* (fewer registers; measured slower for U 1, 2).
-  const bool narrow = dtype_ == DType::U8 && (vt == DType::F16 || vt == DType::BF16);
-  std::string name = fmt::format("where_{}_{}", sfx(dtype_), sfx(vt)), wide;
-  if (narrow) {
-    auto env_is = [](const char* k, const char* v) {
-      const char* e = std::getenv(k);
-      return e && std::string_view(e) == v;
-    };
-    if (env_is("WICK_WHERE_V8", "1")) {
-      name = "where_v8_u8_" + sfx(vt);
-    } else {
-      for (const char* u : {"1", "2", "4"})
-        if (env_is("WICK_WHERE_U", u)) wide = fmt::format("where_wide{}_u8_{}", u, sfx(vt));
-    }
-  }
-  return run_map(dev_, {name, Module::Ternary, vt, {&l, &t_l, &f_l}, {this, &of(t), &of(f)}, {}, {}, wide});
+  return run_map(dev_, {fmt::format("where_{}_{}", sfx(dtype_), sfx(vt)),
+                        Module::Ternary,
+                        vt,
+                        {&l, &t_l, &f_l},
+                        {this, &of(t), &of(f)},
+                        {},
+                        {}});
 }
 
 StoragePtr GpuStorage::to_dtype(const Layout& l, DType dtype) const {

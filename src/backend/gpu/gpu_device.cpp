@@ -149,15 +149,7 @@ MemoryStats CachingAllocator::stats() const {
 }
 
 // ---- device --------------------------------------------------------------------------------
-namespace {
-unsigned env_unsigned(const char* name, unsigned dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  return unsigned(std::strtoul(v, nullptr, 10));
-}
-}  // namespace
-
-GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, GpuDeviceInfo info)
+GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, DeviceInfo info)
     : local_(local_ordinal),
       global_(global_ordinal),
       info_(std::move(info)),
@@ -165,11 +157,6 @@ GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, GpuDeviceInfo info)
       allocator_(local_ordinal) {
   set_device(local_);
   WICK_GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
-  // Launch shape: 256 threads, enough blocks for one 16-byte item per thread
-  // (grid-stride loops cover the rest). Measured on the H200 against capped grids
-  // and 128/512-thread blocks: see bench/results/. Overridable for measurement.
-  block_ = std::clamp(env_unsigned("WICK_GPU_BLOCK", 256), 32u, 512u);
-  blocks_per_sm_cap_ = env_unsigned("WICK_GPU_BLOCKS_PER_SM", 0);
 }
 
 GpuDevice::~GpuDevice() {
@@ -177,12 +164,10 @@ GpuDevice::~GpuDevice() {
 }
 
 unsigned GpuDevice::grid_for(size_t items) const {
-  size_t g = (items + block_ - 1) / block_;
+  size_t g = (items + kBlock - 1) / kBlock;
   // At most 2^31 threads per launch (HIP requires grid x block < 2^32); grid-stride
   // loops cover larger tensors.
-  size_t cap = (size_t(1) << 31) / block_;
-  if (blocks_per_sm_cap_)
-    cap = std::min(cap, size_t(blocks_per_sm_cap_) * size_t(std::max(info_.multiprocessors, 1)));
+  constexpr size_t cap = (size_t(1) << 31) / kBlock;
   return unsigned(std::clamp<size_t>(g, 1, cap));
 }
 
@@ -304,11 +289,11 @@ bool arch_supported(const gpuDeviceProp_t& p, std::string* why) {
 class GpuBackendImpl final : public GpuBackend {
  public:
   // hw[i]: the runtime's ordinal of the backend's device i (unusable GPUs are skipped).
-  GpuBackendImpl(std::vector<GpuDeviceInfo> infos, std::vector<int> hw)
+  GpuBackendImpl(std::vector<DeviceInfo> infos, std::vector<int> hw)
       : infos_(std::move(infos)), hw_(std::move(hw)), devices_(infos_.size()) {}
   std::string vendor() const override { return WICK_GPU_VENDOR; }
   int device_count() const override { return int(infos_.size()); }
-  GpuDeviceInfo info(int ordinal) const override { return infos_.at(size_t(ordinal)); }
+  DeviceInfo info(int ordinal) const override { return infos_.at(size_t(ordinal)); }
   BackendDevice& device(int ordinal, int global_ordinal) override {
     std::lock_guard<std::mutex> lock(mu_);
     auto& d = devices_.at(size_t(ordinal));
@@ -322,7 +307,7 @@ class GpuBackendImpl final : public GpuBackend {
   }
 
  private:
-  std::vector<GpuDeviceInfo> infos_;
+  std::vector<DeviceInfo> infos_;
   std::vector<int> hw_;
   std::mutex mu_;
   std::vector<std::unique_ptr<GpuDevice>> devices_;
@@ -355,7 +340,7 @@ extern "C" __attribute__((visibility("default"))) wick::GpuBackend* wick_gpu_bac
     if (why_not) *why_not = "no device";
     return nullptr;
   }
-  std::vector<wick::GpuDeviceInfo> infos;
+  std::vector<wick::DeviceInfo> infos;
   std::vector<int> hw;
   std::string why;
   for (int i = 0; i < count; ++i) {
@@ -369,8 +354,10 @@ extern "C" __attribute__((visibility("default"))) wick::GpuBackend* wick_gpu_bac
       why += (why.empty() ? "" : "; ") + fmt::format("device {} ({}): {}", i, p.name, w);
       continue;
     }
-    wick::GpuDeviceInfo info;
+    wick::DeviceInfo info;
+    info.device = wick::Device::gpu(int(infos.size()));
     info.name = p.name;
+    info.backend = WICK_GPU_VENDOR;
     info.arch = gpu_arch_name(p);
     info.total_memory = p.totalGlobalMem;
     info.wave_size = p.warpSize;

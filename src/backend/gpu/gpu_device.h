@@ -103,7 +103,7 @@ void set_device(int ordinal);
 
 class GpuDevice final : public BackendDevice {
  public:
-  GpuDevice(int local_ordinal, int global_ordinal, GpuDeviceInfo info);
+  GpuDevice(int local_ordinal, int global_ordinal, DeviceInfo info);
   ~GpuDevice() override;
 
   Device device() const override { return Device::gpu(global_); }
@@ -116,10 +116,11 @@ class GpuDevice final : public BackendDevice {
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override;
+  DeviceInfo info() const override { return info_; }
+  const DeviceInfo& props() const { return info_; }  // info() without the copy
   MemoryStats memory_stats() const override { return allocator_.stats(); }
 
   int ordinal() const { return local_; }
-  const GpuDeviceInfo& info() const { return info_; }
   gpuStream_t stream() const { return stream_; }
   ModuleStore& modules() { return modules_; }
   CachingAllocator& allocator() { return allocator_; }
@@ -132,51 +133,49 @@ class GpuDevice final : public BackendDevice {
   // (gpuLaunchDependent); it waits for it before touching memory that one writes.
   void launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem = 0,
               bool dependent = false);
-  // Grid for a grid-stride kernel over `items` work items of blockDim threads.
+  // Launch shape of the elementwise kernels: 256 threads, enough blocks for one
+  // 16-byte item per thread; grid-stride loops cover the rest (on the H200 this
+  // beat 128/512-thread blocks and grids capped per multiprocessor:
+  // docs/PERFORMANCE.md).
+  static constexpr unsigned kBlock = 256;
+  // Grid for a grid-stride kernel over `items` work items of kBlock threads.
   unsigned grid_for(size_t items) const;
-  unsigned block_size() const { return block_; }
+  unsigned block_size() const { return kBlock; }
 
-  // Issue 4 (defined in indexing.cpp and matmul.cpp).
+  // Defined in indexing.cpp and matmul.cpp.
   // Device pointer of this device's IndexErrorRecord (index_error.h; mapped host
   // memory, allocated on first use) that indexing kernels report bad ids to.
   void* index_error_record();
   // After the stream synchronized: throws Error(IndexOutOfRange) naming the op if a
   // kernel reported a bad index since the last check, and clears the record.
   void check_index_error();
-  // The vendor BLAS handle on this device's stream (created on first use); null
-  // in a build without vendor BLAS.
+  // The vendor BLAS handle on this device's stream with its kBlasWorkspaceBytes
+  // workspace (created on first use); null in a build without vendor BLAS.
   void* blas_handle();
-  // The vendor BLASLt handle (created on first use; null without one) and the GEMM
-  // workspace both handles use on this device's stream (kBlasWorkspaceBytes).
-  void* blas_lt_handle();
-  void* blas_workspace();
   static constexpr size_t kBlasWorkspaceBytes = size_t(32) << 20;
 
-  // Issue 5 (defined in quantized.cpp): the QUANTIZED module's entry points.
+  // The QUANTIZED module's entry points (quantized.cpp).
   StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
                         DType out) override;
   StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
                      const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) override;
 
  private:
-  std::mutex issue4_mu_;              // guards the lazily created members below
+  std::mutex lazy_mu_;                // guards the lazily created members below
   void* index_error_host_ = nullptr;  // IndexErrorRecord*, host view
   void* index_error_dev_ = nullptr;   // the same record, device view
   void* blas_handle_ = nullptr;       // gpublasHandle_t
-  void* blas_lt_handle_ = nullptr;    // gpublasLtHandle_t
-  void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes from the caching allocator, kept
+  void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes, kept
 
   void raise_shared_limit(gpuFunction_t f, const std::string& name);
   std::mutex raised_mu_;
   std::unordered_set<std::string> raised_;  // kernels opted in to info_.shared_per_block
 
   int local_, global_;
-  GpuDeviceInfo info_;
+  DeviceInfo info_;
   gpuStream_t stream_ = nullptr;
   ModuleStore modules_;
   mutable CachingAllocator allocator_;
-  unsigned block_ = 256;
-  unsigned blocks_per_sm_cap_ = 0;  // 0: enough blocks to give every thread one item
 };
 
 // A device buffer from a device's caching allocator, returned on destruction.

@@ -30,7 +30,7 @@ Dims collapse_one(const std::vector<size_t>& dims, const std::vector<size_t>& st
 std::string kname(std::string_view op, DType dt) { return fmt::format("{}_{}", op, dtype_name(dt)); }
 
 unsigned wave_size(const GpuDevice& dev) {
-  return dev.info().wave_size > 0 ? unsigned(dev.info().wave_size) : 32u;
+  return dev.props().wave_size > 0 ? unsigned(dev.props().wave_size) : 32u;
 }
 
 }  // namespace wick::gpu

@@ -117,7 +117,7 @@ inline constexpr size_t kVectorsPerThread = 4;
 inline constexpr unsigned kStridedBlocksPerSm = 16;
 inline unsigned strided_grid(const GpuDevice& dev, size_t items) {
   unsigned cap =
-      kStridedBlocksPerSm * unsigned(dev.info().multiprocessors > 0 ? dev.info().multiprocessors : 1);
+      kStridedBlocksPerSm * unsigned(dev.props().multiprocessors > 0 ? dev.props().multiprocessors : 1);
   unsigned g = dev.grid_for(items);
   return g < cap ? g : cap;
 }

@@ -34,7 +34,7 @@ std::string ikname(std::string_view op, DType ids, DType dt) {
 }  // namespace
 
 void* GpuDevice::index_error_record() {
-  std::lock_guard<std::mutex> lock(issue4_mu_);
+  std::lock_guard<std::mutex> lock(lazy_mu_);
   if (!index_error_dev_) {
     set_device(local_);
     void* host = nullptr;
@@ -83,10 +83,9 @@ StoragePtr GpuStorage::index_select(const BackendStorage& ids_s, const Layout& l
   const size_t row_items = right % v == 0 ? right / v : right, rows = bl.left * n_ids;
   const size_t block = dev_.block_size();
   // Rows of at least a block of items: a 2-D grid (rows x row stretches of 4 items
-  // per thread), the id read once per row and no division per item; WICK_IS_1D=1
-  // keeps the one-thread-per-item kernel (bench/gpu_ops.cpp compares them).
-  const char* one_d = std::getenv("WICK_IS_1D");
-  if (row_items >= block && !(one_d && one_d[0] == '1')) {
+  // per thread), the id read once per row and no division per item (faster than one
+  // thread per item on the H200: docs/PERFORMANCE.md); shorter rows: one thread per item.
+  if (row_items >= block) {
     const size_t gx = std::min<size_t>((row_items + 4 * block - 1) / (4 * block), 65535);
     const size_t gy = std::min<size_t>(rows, 65535);
     dev_.launch(ikname("isr", ids.dtype(), dtype_), Module::Indexing, dim3(unsigned(gx), unsigned(gy)),

@@ -1,26 +1,24 @@
 // Entry point of matmul and the GEMM every GPU matmul and convolution goes
-// through (gpu_ops.h): cuBLAS (cublasGemmStridedBatchedEx with a 32 MiB workspace;
-// f16/bf16 through cuBLASLt with a heuristic algorithm when WICK_GEMM=lt) in the
-// CUDA build, the
-// portable tiled kernels of kernels/matmul.cu otherwise (the ROCm build, which
-// has no rocBLAS on Debian) or when WICK_GEMM=portable.
+// through (gpu_ops.h): cuBLAS (cublasGemmStridedBatchedEx with a 32 MiB workspace)
+// in the CUDA build, the portable tiled kernels of kernels/matmul.cu otherwise (the
+// ROCm build, which has no rocBLAS on Debian) or when options().portable_gemm.
+// (cuBLASLt with a heuristic algorithm ran 8192^3 bf16 at the classic call's rate
+// on the H200 and costs a query per call: docs/PERFORMANCE.md.)
 //
-// Operands (reference 7.3): the last two dims go to the GEMM in place when a
-// transpose flag and a leading dim describe them (row stride >= row length, unit
-// column stride, or the transpose of that); the batch dims must collapse to one
-// stride (0 for a broadcast batch). Any other layout is copied contiguous first.
-// f32 runs in full f32 (CUBLAS_COMPUTE_32F) unless WICK_ALLOW_TF32=1; f16/bf16
-// multiply with f32 accumulation and round once; f64 in f64.
+// Operands: the last two dims go to the GEMM in place when a transpose flag and a
+// leading dim describe them (row stride >= row length, unit column stride, or the
+// transpose of that); the batch dims must collapse to one stride (0 for a
+// broadcast batch). Any other layout is copied contiguous first. f32 runs in full
+// f32 (CUBLAS_COMPUTE_32F) unless options().allow_tf32; f16/bf16 multiply with f32
+// accumulation and round once; f64 in f64.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
-#include <cstring>
-
 #include "backend/common/operand_views.h"
-#include "base/dispatch.h"
 #include "backend/gpu/gpu_ops.h"
+#include "base/dispatch.h"
+#include "wick/options.h"
 
 namespace wick::gpu {
 
@@ -36,7 +34,7 @@ namespace wick::gpu {
 
 void* GpuDevice::blas_handle() {
 #if defined(WICK_GPU_BLAS)
-  std::lock_guard<std::mutex> lock(issue4_mu_);
+  std::lock_guard<std::mutex> lock(lazy_mu_);
   if (!blas_handle_) {
     set_device(local_);
     gpublasHandle_t h = nullptr;
@@ -52,60 +50,15 @@ void* GpuDevice::blas_handle() {
 #endif
 }
 
-void* GpuDevice::blas_lt_handle() {
-#if defined(WICK_GPU_BLASLT)
-  std::lock_guard<std::mutex> lock(issue4_mu_);
-  if (!blas_lt_handle_) {
-    set_device(local_);
-    gpublasLtHandle_t h = nullptr;
-    WICK_GPU_BLAS_CHECK(gpublasLtCreate(&h));
-    blas_lt_handle_ = h;
-  }
-  return blas_lt_handle_;
-#else
-  return nullptr;
-#endif
-}
-
-void* GpuDevice::blas_workspace() {
-  std::lock_guard<std::mutex> lock(issue4_mu_);
-  if (!blas_workspace_) {
-    set_device(local_);
-    WICK_GPU_CHECK(gpuMalloc(&blas_workspace_, kBlasWorkspaceBytes));
-  }
-  return blas_workspace_;
-}
-
-namespace {
-bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v && std::strcmp(v, value) == 0;
-}
-}  // namespace
-
-bool allow_tf32() { return env_is("WICK_ALLOW_TF32", "1"); }
+bool allow_tf32() { return options().allow_tf32; }
 
 bool use_portable_gemm() {
 #if defined(WICK_GPU_BLAS)
-  return env_is("WICK_GEMM", "portable");
+  return options().portable_gemm;
 #else
   return true;
 #endif
 }
-
-namespace {
-// f16/bf16 GEMMs go through BLASLt with WICK_GEMM=lt. Not the default: on the H200
-// (bench/results/2026-11-21-h200-sort-gemm-conv) it ran 8192^3 bf16 at the classic
-// call's rate (both with the 32 MiB workspace) and costs a heuristic query per call.
-[[maybe_unused]] bool use_blas_lt(DType dt) {
-#if defined(WICK_GPU_BLASLT)
-  return (dt == DType::F16 || dt == DType::BF16) && env_is("WICK_GEMM", "lt");
-#else
-  (void)dt;
-  return false;
-#endif
-}
-}  // namespace
 
 namespace {
 
@@ -131,87 +84,6 @@ int blas_int(size_t v) {
 }
 #endif
 
-#if defined(WICK_GPU_BLASLT)
-// Largest power of two (at most 256) dividing the address: the alignment BLASLt may
-// assume for an operand.
-uint32_t ptr_alignment(const void* p) {
-  uint32_t a = 256;
-  while (a > 1 && reinterpret_cast<uintptr_t>(p) % a != 0) a >>= 1;
-  return a;
-}
-
-// Column-major BLASLt matrix layout of rows x cols, leading dim ld, `batch` matrices
-// `stride` elements apart; destroyed with the guard.
-struct LtLayout {
-  gpublasLtMatrixLayout_t l = nullptr;
-  LtLayout(gpuDataType_t t, size_t rows, size_t cols, size_t ld, size_t batch, size_t stride) {
-    WICK_GPU_BLAS_CHECK(gpublasLtMatrixLayoutCreate(&l, t, uint64_t(rows), uint64_t(cols), int64_t(ld)));
-    const int32_t nb = int32_t(batch);
-    const int64_t st = int64_t(stride);
-    WICK_GPU_BLAS_CHECK(
-        gpublasLtMatrixLayoutSetAttribute(l, GPUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &nb, sizeof nb));
-    WICK_GPU_BLAS_CHECK(
-        gpublasLtMatrixLayoutSetAttribute(l, GPUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &st, sizeof st));
-  }
-  ~LtLayout() { (void)gpublasLtMatrixLayoutDestroy(l); }
-  LtLayout(const LtLayout&) = delete;
-  LtLayout& operator=(const LtLayout&) = delete;
-};
-
-// Row-major C = op(A) op(B) for f16/bf16 (f32 accumulation, alpha 1, beta 0) as the
-// column-major C^T = op(B)^T op(A)^T through BLASLt: the heuristic's first algorithm
-// for the operands' alignment and the device's workspace. False when the heuristic
-// offers none (the caller falls back to the classic call).
-bool gemm_lt(GpuDevice& dev, gpuDataType_t t, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
-             const void* a, size_t lda, size_t stride_a, const void* b, size_t ldb, size_t stride_b, void* c,
-             size_t ldc, size_t stride_c, size_t batch) {
-  auto lt = static_cast<gpublasLtHandle_t>(dev.blas_lt_handle());
-  void* ws = dev.blas_workspace();
-  gpublasLtMatmulDesc_t desc = nullptr;
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulDescCreate(&desc, GPUBLAS_COMPUTE_32F, GPU_R_32F));
-  struct DescGuard {
-    gpublasLtMatmulDesc_t d;
-    ~DescGuard() { (void)gpublasLtMatmulDescDestroy(d); }
-  } desc_guard{desc};
-  const gpublasOperation_t op_x = trans_b ? GPUBLAS_OP_T : GPUBLAS_OP_N;  // X = B
-  const gpublasOperation_t op_y = trans_a ? GPUBLAS_OP_T : GPUBLAS_OP_N;  // Y = A
-  WICK_GPU_BLAS_CHECK(
-      gpublasLtMatmulDescSetAttribute(desc, GPUBLASLT_MATMUL_DESC_TRANSA, &op_x, sizeof op_x));
-  WICK_GPU_BLAS_CHECK(
-      gpublasLtMatmulDescSetAttribute(desc, GPUBLASLT_MATMUL_DESC_TRANSB, &op_y, sizeof op_y));
-  // Stored (column-major) shapes: X is n x k (k x n transposed), Y is k x m (m x k).
-  LtLayout lx(t, trans_b ? k : n, trans_b ? n : k, ldb, batch, stride_b);
-  LtLayout ly(t, trans_a ? m : k, trans_a ? k : m, lda, batch, stride_a);
-  LtLayout lc(t, n, m, ldc, batch, stride_c);
-  gpublasLtMatmulPreference_t pref = nullptr;
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulPreferenceCreate(&pref));
-  struct PrefGuard {
-    gpublasLtMatmulPreference_t p;
-    ~PrefGuard() { (void)gpublasLtMatmulPreferenceDestroy(p); }
-  } pref_guard{pref};
-  const uint64_t ws_bytes = GpuDevice::kBlasWorkspaceBytes;
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulPreferenceSetAttribute(pref, GPUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                            &ws_bytes, sizeof ws_bytes));
-  const uint32_t al_x = ptr_alignment(b), al_y = ptr_alignment(a), al_c = ptr_alignment(c);
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulPreferenceSetAttribute(pref, GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-                                                            &al_x, sizeof al_x));
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulPreferenceSetAttribute(pref, GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                                                            &al_y, sizeof al_y));
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulPreferenceSetAttribute(pref, GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
-                                                            &al_c, sizeof al_c));
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmulPreferenceSetAttribute(pref, GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
-                                                            &al_c, sizeof al_c));
-  gpublasLtMatmulHeuristicResult_t result{};
-  int found = 0;
-  const gpublasStatus_t st =
-      gpublasLtMatmulAlgoGetHeuristic(lt, desc, lx.l, ly.l, lc.l, lc.l, pref, 1, &result, &found);
-  if (st != GPUBLAS_STATUS_SUCCESS || found == 0) return false;
-  const float one = 1.0f, zero = 0.0f;
-  WICK_GPU_BLAS_CHECK(gpublasLtMatmul(lt, desc, &one, b, lx.l, a, ly.l, &zero, c, lc.l, c, lc.l, &result.algo,
-                                      ws, ws_bytes, dev.stream()));
-  return true;
-}
-#endif
 
 }  // namespace
 
@@ -226,13 +98,6 @@ void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size
   }
 #if defined(WICK_GPU_BLAS)
   if (!use_portable_gemm()) {
-#if defined(WICK_GPU_BLASLT)
-    if (use_blas_lt(dt) && c_dt == dt && batch <= size_t(INT32_MAX) && m <= size_t(INT_MAX) &&
-        n <= size_t(INT_MAX) && k <= size_t(INT_MAX) &&
-        gemm_lt(dev, blas_type(dt), trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc,
-                stride_c, batch))
-      return;
-#endif
     auto h = static_cast<gpublasHandle_t>(dev.blas_handle());
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
     const gpublasOperation_t op_a = trans_a ? GPUBLAS_OP_T : GPUBLAS_OP_N;

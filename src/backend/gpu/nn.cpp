@@ -25,12 +25,6 @@ unsigned row_block(const GpuDevice& dev, size_t cols) {
 
 unsigned row_grid(size_t rows) { return unsigned(std::min<size_t>(rows, size_t(1) << 20)); }
 
-// WICK_NN_CACHE=0 selects the *_nc_ kernels (no register cache; see kernels/nn.cu).
-const char* cache_sfx() {
-  const char* v = std::getenv("WICK_NN_CACHE");
-  return v && v[0] == '0' ? "_nc" : "";
-}
-
 void check_float(DType dt, const char* op) {
   dispatch_dtype<kFloatDTypes>(dt, op, []<class T>() {});
 }
@@ -46,7 +40,7 @@ StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &y};
-  dev_.launch(kname(std::string(log ? "log_softmax" : "softmax") + cache_sfx(), dtype_), Module::Nn,
+  dev_.launch(kname(log ? "log_softmax" : "softmax", dtype_), Module::Nn,
               dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
@@ -62,7 +56,7 @@ StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &a, &y, &eps};
-  dev_.launch(kname(std::string("rms_norm") + cache_sfx(), dtype_), Module::Nn, dim3(row_grid(rows)),
+  dev_.launch(kname("rms_norm", dtype_), Module::Nn, dim3(row_grid(rows)),
               dim3(row_block(dev_, cols)), args);
   return out;
 }

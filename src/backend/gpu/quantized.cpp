@@ -1,11 +1,10 @@
-// Entry points of the QUANTIZED family (issue 5; kernels/quantized.cu): dequantize
+// Entry points of the QUANTIZED family (kernels/quantized.cu): dequantize
 // packed ggml rows, and the quantized matmul by one of two paths (wick/quant.h):
 //   MatVec       One row of x with Q4_0, Q8_0, Q4_K or Q6_K weights whose rows are
 //                whole 16-byte words and k a multiple of mmvqw's round (1024
 //                columns; 2048 for Q4_K and Q6_K) takes mmvqw: one launch, x
 //                quantized in each block's shared memory, teams of 32 lanes
-//                streaming their rows through shared memory
-//                (bench/results/2026-11-21-h200-session4).
+//                streaming their rows through shared memory (docs/PERFORMANCE.md).
 //                Otherwise x rows -> Q8_1 rows padded to a multiple of 512 elements
 //                (ggml's MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
@@ -13,7 +12,6 @@
 //                Q8_0, Q4_K and Q6_K (split, permuted activations; one wave per
 //                weight row), the generic mmvq kernels (row_threads() per row) for
 //                every other type or a weight not 4-byte aligned (16 for Q4_K).
-//                WICK_QMV_KERNEL=split|wide|generic picks a family where it applies.
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
 #include <fmt/format.h>
@@ -54,16 +52,8 @@ std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void
 
 // Threads sharing one weight row in the mat-vec: four waves, as ggml's mmvq gives a
 // single row at batch 1 (several waves keep enough loads in flight when the
-// weight has few rows); WICK_QMV_ROW_THREADS (whole waves dividing 256) overrides.
-unsigned row_threads(const GpuDevice& dev) {
-  const unsigned wave = wave_size(dev);
-  unsigned rt = std::min(4 * wave, kQuantBlock);
-  if (const char* env = std::getenv("WICK_QMV_ROW_THREADS")) {
-    const unsigned v = unsigned(std::strtoul(env, nullptr, 10));
-    if (v >= wave && v % wave == 0 && kQuantBlock % v == 0) rt = v;
-  }
-  return rt;
-}
+// weight has few rows).
+unsigned row_threads(const GpuDevice& dev) { return std::min(4 * wave_size(dev), kQuantBlock); }
 
 // x (m, k) of x's dtype as a kernel dtype: the storage itself or an f32 copy.
 const void* x_data(const GpuStorage& xs, const Layout& x_l, std::shared_ptr<BackendStorage>& keep) {
@@ -114,21 +104,8 @@ const std::string& quantize_split_name(int perm, DType xd) {
   return names[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
 }
 
-// The mat-vec kernel family WICK_QMV_KERNEL asks for: "generic" (mmvq), "split"
-// (mmvqs), "wide" (mmvqw where it applies), else the default.
-enum class QmvKernel { Generic, Split, Wide, Default };
-QmvKernel requested_kernel() {
-  const char* env = std::getenv("WICK_QMV_KERNEL");
-  if (!env) return QmvKernel::Default;
-  const std::string_view v(env);
-  return v == "generic" ? QmvKernel::Generic
-         : v == "split" ? QmvKernel::Split
-         : v == "wide"  ? QmvKernel::Wide
-                        : QmvKernel::Default;
-}
-
 bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
-  if (split_perm(t) < 0 || requested_kernel() == QmvKernel::Generic) return false;
+  if (split_perm(t) < 0) return false;
   const auto addr = reinterpret_cast<uintptr_t>(w);
   if (t == GgmlType::Q4_K) return addr % 16 == 0 && w_row % 16 == 0;
   return addr % 4 == 0;
@@ -136,7 +113,7 @@ bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
 
 // The major compute capability of an NVIDIA device ("sm_90" -> 9); 0 for others.
 int arch_major(const GpuDevice& dev) {
-  const std::string& a = dev.info().arch;
+  const std::string& a = dev.props().arch;
   if (a.rfind("sm_", 0) != 0 || a.size() < 5) return 0;
   return std::atoi(a.substr(3, a.size() - 4).c_str());
 }
@@ -178,15 +155,10 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
   if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 || k % cols != 0 ||
       n > size_t(INT32_MAX) || k > size_t(INT32_MAX))
     return false;
-  const size_t sms = size_t(std::max(dev.info().multiprocessors, 1));
-  unsigned first = kWideThreads;  // WICK_QMV_WIDE_THREADS (256 or 128) asks for smaller blocks, for tuning
-  if (const char* env = std::getenv("WICK_QMV_WIDE_THREADS")) {
-    const unsigned v = unsigned(std::strtoul(env, nullptr, 10));
-    if (v == 256 || v == 128) first = v;
-  }
-  for (unsigned threads = first; threads >= 128; threads /= 2) {
+  const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
+  for (unsigned threads = kWideThreads; threads >= 128; threads /= 2) {
     const size_t shmem = k_pad + k_pad / 32 * ds + threads / kTeamLanes * (stages * tile + kTeamSlots);
-    if (shmem <= std::max(dev.info().shared_per_block, GpuDevice::kSharedDefault)) {
+    if (shmem <= std::max(dev.props().shared_per_block, GpuDevice::kSharedDefault)) {
       p.threads = threads;
       p.blocks = unsigned(sms * (kWideThreads / threads));
       p.shmem = shmem;
@@ -214,8 +186,8 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   // A dependent launch on sm_90 and later (whose code waits for the previous kernel,
   // griddepcontrol.wait, before it reads x or writes out): its first weight tiles stream
   // while the previous kernel ends. Sound because a QTensor's bytes are written only by
-  // copies, never by a kernel. WICK_QMV_NO_PDL=1: an ordinary launch.
-  const bool dependent = arch_major(dev) >= 9 && std::getenv("WICK_QMV_NO_PDL") == nullptr;
+  // copies, never by a kernel.
+  const bool dependent = arch_major(dev) >= 9;
   dev.launch(names[size_t(t)][d], Module::Quantized, dim3(p.blocks), dim3(p.threads), args, p.shmem, dependent);
   return out;
 }
@@ -259,10 +231,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   size_t w_row = ggml_row_size(t, k);
   std::shared_ptr<GpuStorage> out;
   WidePlan wide;
-  // mmvqw by default where it applies; WICK_QMV_KERNEL=split etc. picks another family.
-  const QmvKernel req = requested_kernel();
-  const bool wide_ok = req == QmvKernel::Wide || req == QmvKernel::Default;
-  if (m == 1 && wide_ok && plan_wide(dev, t, w, n, k, k_pad, wide)) {
+  if (m == 1 && plan_wide(dev, t, w, n, k, k_pad, wide)) {
     out = matvec_wide(dev, t, w, n, k, x, xd, k_pad, wide);
   } else if (use_split_kernel(t, w, w_row)) {
     out = matvec_split(dev, t, w, n, k, x, xd, m, k_pad);

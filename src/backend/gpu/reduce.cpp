@@ -34,14 +34,9 @@ size_t pow2_ceil(size_t v) {
 // 64 per multiprocessor): one wave per row, several rows per block, no block
 // reduction (measured on the H200, [16384, 16384] f32: sum / max / argmax 4.34 /
 // 4.48 / 4.34 TB/s against 4.11 / 4.38 / 3.67 with a block per row; see
-// bench/results/2026-11-21-h200-mem-kernels). Fewer rows: the whole block per row.
-// WICK_REDUCE_TPR overrides (the block size, or a power of two up to the wave).
+// docs/PERFORMANCE.md). Fewer rows: the whole block per row.
 size_t long_row_tpr(const GpuDevice& dev, unsigned wave, size_t n_out) {
-  if (const char* v = std::getenv("WICK_REDUCE_TPR")) {
-    const size_t t = std::strtoul(v, nullptr, 10);
-    if (t == kReduceBlock || (t >= 1 && t <= wave && (t & (t - 1)) == 0)) return t;
-  }
-  const size_t sms = size_t(std::max(dev.info().multiprocessors, 1));
+  const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
   return n_out >= 64 * sms ? wave : kReduceBlock;
 }
 

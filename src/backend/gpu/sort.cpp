@@ -21,10 +21,6 @@ constexpr size_t kLocal = 4096;   // kernels/sort.cu: kLocal
 constexpr size_t kRegItems = 16;  // kernels/sort.cu: kRegItems (pairs per thread)
 constexpr size_t kRegMin = 512;   // smallest padded row argsort_reg takes (32 threads)
 
-bool force_local() {
-  const char* v = std::getenv("WICK_ARGSORT");
-  return v && std::strcmp(v, "local") == 0;
-}
 }  // namespace
 
 StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
@@ -40,7 +36,7 @@ StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   const unsigned threads = unsigned(std::clamp<size_t>(L / 2, 32, 512));
   size_t asc = ascending ? 1 : 0;
   const void* x = at(l.start_offset());
-  if (ksize == 4 && P >= kRegMin && P <= kLocal && !force_local()) {
+  if (ksize == 4 && P >= kRegMin && P <= kLocal ) {
     size_t log_p = 0;
     while ((size_t(1) << log_p) < P) ++log_p;
     void* o = out->raw();

@@ -276,37 +276,6 @@ inline constexpr gpublasComputeType_t GPUBLAS_COMPUTE_32F = CUBLAS_COMPUTE_32F,
 #define gpublasGemmStridedBatchedEx cublasGemmStridedBatchedEx
 #define gpublasGetStatusString cublasGetStatusString
 #define gpublasSetWorkspace cublasSetWorkspace
-// cuBLASLt (matmul.cpp: f16/bf16 GEMMs with a heuristic algorithm and a workspace).
-#include <cublasLt.h>
-#define WICK_GPU_BLASLT 1
-using gpublasLtHandle_t = cublasLtHandle_t;
-using gpublasLtMatmulDesc_t = cublasLtMatmulDesc_t;
-using gpublasLtMatrixLayout_t = cublasLtMatrixLayout_t;
-using gpublasLtMatmulPreference_t = cublasLtMatmulPreference_t;
-using gpublasLtMatmulHeuristicResult_t = cublasLtMatmulHeuristicResult_t;
-inline constexpr cublasLtMatmulDescAttributes_t GPUBLASLT_MATMUL_DESC_TRANSA = CUBLASLT_MATMUL_DESC_TRANSA,
-                                                GPUBLASLT_MATMUL_DESC_TRANSB = CUBLASLT_MATMUL_DESC_TRANSB;
-inline constexpr cublasLtMatrixLayoutAttribute_t
-    GPUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-    GPUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET;
-inline constexpr cublasLtMatmulPreferenceAttributes_t
-    GPUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-    GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-    GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-    GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
-    GPUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES;
-#define gpublasLtCreate cublasLtCreate
-#define gpublasLtMatmulDescCreate cublasLtMatmulDescCreate
-#define gpublasLtMatmulDescDestroy cublasLtMatmulDescDestroy
-#define gpublasLtMatmulDescSetAttribute cublasLtMatmulDescSetAttribute
-#define gpublasLtMatrixLayoutCreate cublasLtMatrixLayoutCreate
-#define gpublasLtMatrixLayoutDestroy cublasLtMatrixLayoutDestroy
-#define gpublasLtMatrixLayoutSetAttribute cublasLtMatrixLayoutSetAttribute
-#define gpublasLtMatmulPreferenceCreate cublasLtMatmulPreferenceCreate
-#define gpublasLtMatmulPreferenceDestroy cublasLtMatmulPreferenceDestroy
-#define gpublasLtMatmulPreferenceSetAttribute cublasLtMatmulPreferenceSetAttribute
-#define gpublasLtMatmulAlgoGetHeuristic cublasLtMatmulAlgoGetHeuristic
-#define gpublasLtMatmul cublasLtMatmul
 namespace wick::gpu {
 // Throws Error(GpuRuntime) "[gpu] <call> failed at file:line: <BLAS status>".
 [[noreturn]] void throw_blas_error(gpublasStatus_t st, const char* call, const char* file, int line);

@@ -7,10 +7,9 @@
 // block so that this holds up to 16384 columns) the row stays in registers
 // between its reduction and its output pass; longer rows are read again from
 // global memory for every pass (softmax: one online max/sum pass, then the
-// output pass). softmax / log_softmax / rms_norm also come as *_nc_ kernels
-// without the register cache (few registers, several blocks per SM, the second
-// read served mostly by L2); the host picks by WICK_NN_CACHE (bench/gpu_ops.cpp
-// measures both). f16/bf16/f32 compute in f32, f64 in f64, with
+// output pass). (Kernels without the register cache, with few registers and
+// several blocks per SM, ran slower on the H200: docs/PERFORMANCE.md.)
+// f16/bf16/f32 compute in f32, f64 in f64, with
 // the formulas of src/backend/cpu/nn.cpp. rope computes in f64 for every dtype
 // (as the CPU does), so its results match the CPU's bit for bit.
 #include "wave.cuh"
@@ -183,18 +182,17 @@ __device__ __forceinline__ T block_allreduce_tree(T v, T identity, const Op& op)
   return *res;
 }
 
-// Cache: keep the row in registers (rows up to kCache * blockDim); otherwise one
-// online (max, sum) pass and one output pass over global memory (the second read
-// mostly hits L2), compiled as a separate kernel with few registers so that
-// several blocks share an SM.
-template <class T, bool Cache>
+// Rows up to kCache * blockDim stay in registers; longer ones take one online
+// (max, sum) pass and one output pass over global memory (the second read mostly
+// hits L2).
+template <class T>
 __device__ void softmax_rows(size_t rows, size_t n, const T* x, T* y, bool log) {
   using C = compute_t<T>;
   const C ninf = -C(INFINITY);
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* p = x + r * n;
     T* q = y + r * n;
-    if constexpr (Cache) {
+    {
       if (cacheable<T>(n)) {
         RowCache<T> rc;
         rc.vec = use_vec(p, q, n);
@@ -266,13 +264,13 @@ __device__ __forceinline__ compute_t<T> param(const T* a, size_t i, compute_t<T>
   return a ? to_c(a[i]) : dflt;
 }
 
-template <class T, bool Cache>
+template <class T>
 __device__ void rms_norm_rows(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {
   using C = compute_t<T>;
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* p = x + r * n;
     T* q = y + r * n;
-    if constexpr (Cache) {
+    {
       if (cacheable<T>(n)) {
         RowCache<T> rc;
         rc.vec = use_vec(p, q, n);
@@ -381,22 +379,13 @@ __device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t ba
 #define WICK_NN_KERNEL(MINB) extern "C" __global__ void __launch_bounds__(WICK_MAX_BLOCK, MINB)
 #define NN_OPS(T, SFX, MINB)                                                                           \
   WICK_NN_KERNEL(MINB) softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                        \
-    wk::softmax_rows<T, true>(rows, n, x, y, false);                                                   \
+    wk::softmax_rows<T>(rows, n, x, y, false);                                                         \
   }                                                                                                    \
   WICK_NN_KERNEL(MINB) log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                    \
-    wk::softmax_rows<T, true>(rows, n, x, y, true);                                                    \
-  }                                                                                                    \
-  WICK_KERNEL softmax_nc_##SFX(size_t rows, size_t n, const T* x, T* y) {                              \
-    wk::softmax_rows<T, false>(rows, n, x, y, false);                                                  \
-  }                                                                                                    \
-  WICK_KERNEL log_softmax_nc_##SFX(size_t rows, size_t n, const T* x, T* y) {                          \
-    wk::softmax_rows<T, false>(rows, n, x, y, true);                                                   \
+    wk::softmax_rows<T>(rows, n, x, y, true);                                                          \
   }                                                                                                    \
   WICK_KERNEL rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {     \
-    wk::rms_norm_rows<T, true>(rows, n, x, alpha, y, eps);                                             \
-  }                                                                                                    \
-  WICK_KERNEL rms_norm_nc_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {  \
-    wk::rms_norm_rows<T, false>(rows, n, x, alpha, y, eps);                                            \
+    wk::rms_norm_rows<T>(rows, n, x, alpha, y, eps);                                                   \
   }                                                                                                    \
   WICK_KERNEL layer_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y, \
                                float eps) {                                                            \

@@ -6,8 +6,8 @@
 // 16 lanes per step (one 16-byte condition load, two 16-byte loads per value
 // operand), so every access is 16 bytes wide; the generic engine (map_n) would
 // size its vectors by the values (8 lanes) and read the condition 8 bytes at a
-// time. where_v8_u8_{f16,bf16} keep the generic kernel (WICK_WHERE_V8=1, for the
-// benchmarks).
+// time (on the H200 where bf16 ran at 4.24 TB/s this way against 3.37 through the
+// generic engine: docs/PERFORMANCE.md).
 #include "functors.cuh"
 
 namespace wk {
@@ -17,7 +17,8 @@ struct WhereOnStorage {
 };
 
 // Contiguous, 16-byte aligned operands: U steps of 16 lanes per thread and grid
-// stride (the host sizes the grid for 32 elements per thread).
+// stride (the host sizes the grid for 32 elements per thread). U = 2 carried the
+// fewest registers at the copy rate of the ones measured (1, 2, 4).
 // Selection on packed words: the 4 condition bytes of `w` become two masks of two
 // 16-bit halves each (0xFFFF where the byte is non-zero), so each 32-bit word of
 // values is one (t & m) | (f & ~m).
@@ -106,29 +107,3 @@ WHERE_COND(uint8_t, u8)
 WHERE_COND(uint32_t, u32)
 WHERE_COND(int32_t, i32)
 WHERE_COND(int64_t, i64)
-
-// where_wide{U}_u8_{f16,bf16}: the same ABI for contiguous, 16-byte aligned operands
-// only (info null; the host checks), U steps of 16 lanes per thread, without the
-// strided paths of where_u8_* (ptxas sm_90: 32 / 60 / 120 registers for U = 1 / 2 / 4,
-// against 120). Benchmarks only (WICK_WHERE_U): on the H200 U = 1 and 2 ran slower
-// (3.60, 3.92 TB/s) than where_u8_bf16 (4.39), U = 4 the same (4.39).
-#define WHERE_WIDE(U, T, SFX)                                                                     \
-  WICK_KERNEL where_wide##U##_u8_##SFX(size_t numel, size_t /*num_dims*/, const size_t* /*info*/, \
-                                       const uint8_t* ids, const T* t, const T* f, T* out) {      \
-    wk::where_wide<uint8_t, T, U>(numel, ids, t, f, out);                                         \
-  }
-WHERE_WIDE(1, wk::f16s, f16)
-WHERE_WIDE(1, wk::bf16s, bf16)
-WHERE_WIDE(2, wk::f16s, f16)
-WHERE_WIDE(2, wk::bf16s, bf16)
-WHERE_WIDE(4, wk::f16s, f16)
-WHERE_WIDE(4, wk::bf16s, bf16)
-
-// The generic engine for u8 / 2-byte values (WICK_WHERE_V8=1).
-#define WHERE_V8(T, SFX)                                                                               \
-  WICK_KERNEL where_v8_u8_##SFX(size_t numel, size_t num_dims, const size_t* info, const uint8_t* ids, \
-                                const T* t, const T* f, T* out) {                                      \
-    wk::map_n(numel, num_dims, info, out, wk::WhereOnStorage<uint8_t, T>{}, ids, t, f);                \
-  }
-WHERE_V8(wk::f16s, f16)
-WHERE_V8(wk::bf16s, bf16)
