@@ -1,4 +1,4 @@
-// GPU elementwise bandwidth (issue 3's speed targets) on gpu:0: each case runs
+// GPU elementwise bandwidth (the elementwise speed targets) on gpu:0: each case runs
 // kRepeat ops back to back between two synchronizations and reports the bytes it
 // must move (each input read once, the output written once) per second. The
 // device-to-device copy measured in the same run is the ceiling the others are
@@ -7,10 +7,9 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <functional>
 
-#include "backend/backend.h"
+#include "wick/device.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -32,13 +31,13 @@ void run_case(benchmark::State& state, double bytes, const std::function<Tensor(
     state.SkipWithError("no GPU backend/device");
     return;
   }
-  BackendDevice& dev = backend_device(Device::gpu(0));
+  const Device gpu = Device::gpu(0);
   Tensor out = setup_and_op();  // warm-up: module load, allocator fill
-  dev.synchronize();
+  synchronize(gpu);
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < kRepeat; ++i) out = setup_and_op();
-    dev.synchronize();
+    synchronize(gpu);
     auto t1 = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / kRepeat);
   }

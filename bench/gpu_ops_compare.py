@@ -1,21 +1,21 @@
 #!/usr/bin/env python3
-"""Runs the issue-4 GPU op benchmarks (bench/gpu_ops.cpp, BM_GpuOps*) through
-PyTorch on the same GPU and prints one table: wick's and PyTorch's figure
-(TB/s of bytes read + written, or TFLOP/s), wick / PyTorch, the ratio to the
-device-to-device copy of the same run (BM_GpuD2DCopy/f32 from bench/gpu_elementwise.cpp)
-for the bandwidth cases, and each target of the issue with PASS / MISS.
+"""Runs the GPU op benchmarks of bench/gpu_ops.cpp (BM_GpuOps*: reduce, fused nn,
+indexing, sort, GEMM, convolution) through PyTorch on the same GPU and prints one
+table: wick's and PyTorch's figure (TB/s of bytes read + written, or TFLOP/s),
+wick / PyTorch, the ratio to the device-to-device copy of the same run
+(BM_GpuD2DCopy/f32 from bench/gpu_elementwise.cpp) for the bandwidth cases, and
+each case's target with PASS / MISS.
 
 usage: gpu_ops_compare.py WICK_BENCH_JSON [--out results.md] [--cases REGEX]
 TF32 is off on both sides (torch.backends.{cuda.matmul,cudnn}.allow_tf32 = False;
-wick's default, WICK_ALLOW_TF32 unset).
+bench/gpu_ops.cpp sets Options::allow_tf32 off).
 
 Both sides get the same inputs' distribution (uniform [-1, 1), as bench/gpu_ops.cpp)
 and, for the GEMM and conv cases, the same regime: wick_bench times them after
 Google Benchmark's ramp-up, about a second of back-to-back products, by when the
-H200 sits at its power limit with a lower clock (measured in
-bench/results/2026-11-21-h200-sort-gemm-conv/); torch gets one second of the same
-products before its timed batches (at least 0.3 s of them, wick_bench's MinTime).
-A short burst from a cool GPU runs faster on either side.
+H200 sits at its power limit with a lower clock (docs/PERFORMANCE.md); torch gets
+one second of the same products before its timed batches (at least 0.3 s of them,
+wick_bench's MinTime). A short burst from a cool GPU runs faster on either side.
 """
 import argparse
 import re
@@ -50,9 +50,7 @@ def cases():
             return torch.nn.functional.rms_norm(x, (SIDE,), alpha, 1e-5)
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * alpha
 
-    out["BM_GpuOpsSoftmax/f32_nc"] = ("bw", 8 * SIDE * SIDE, lambda: torch.softmax(x, -1), 10, *fused)
     out["BM_GpuOpsRmsNorm/f32"] = ("bw", 8 * SIDE * SIDE + 4 * SIDE, rms, 10, *fused)
-    out["BM_GpuOpsRmsNorm/f32_nc"] = ("bw", 8 * SIDE * SIDE + 4 * SIDE, rms, 10, *fused)
     ids = torch.randint(0, SIDE, (8192,), device=dev, generator=g)
     notslower = ("not slower than torch", lambda w, t, c: w >= t)
     out["BM_GpuOpsIndexSelect/f32"] = ("bw", 8 * 8192 * SIDE + 4 * 8192, lambda: x.index_select(0, ids), 10,

@@ -1,4 +1,4 @@
-// The read ceiling behind the batch-1 quantized mat-vec target (issue 5): how fast
+// The read ceiling behind the batch-1 quantized mat-vec target: how fast
 // one kernel can read a weight of 33 / 48 / 62 MB (Q4_0 / Q6_K / Q8_0 at 14336 x
 // 4096) from HBM, back to back, with calls cycling through copies spanning 256 MB as
 // bench/gpu_quant.cpp does. Also: an empty kernel back to back, and a tiny kernel

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer run: the `asan` preset (Debug, AddressSanitizer + UndefinedBehavior-
-# Sanitizer, build-asan/) and ctest with any report fatal, leaks included.
+# Sanitizer, build-asan/) and ctest with any report fatal, leaks included (the
+# parity suite runs its small cases only: the build passes it --small-cases).
 #   WICK_JOBS (default 2)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,8 +15,5 @@ cmake --build --preset asan -j "$jobs"
 
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-# The parity suite's bench-sized cases (megabytes per case) take minutes each in a
-# Debug sanitizer build; the Release run covers them, the small cases the code paths.
-export WICK_PARITY_SMALL=1
 cd build-asan
 ctest --output-on-failure -j 2

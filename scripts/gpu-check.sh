@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU machine's check, in one call of the `device` tool: builds the CUDA backend
-# (sm_90) with tests and benchmarks, or uses binaries built elsewhere, then
+# The GPU machine's check: builds the CUDA backend (sm_90) with tests and
+# benchmarks, or uses binaries built elsewhere, then
 #   test:  every GPU test (backend, elementwise, ops, quant), every parity family on
 #          gpu:0 with the bench-sized cases, `wick devices`, `wick check --device
 #          gpu:0`, and (after any benchmarks) the GPU tests again under
@@ -8,18 +8,20 @@
 #   bench: every GPU benchmark (wick_bench --benchmark_filter=BM_Gpu), PyTorch on
 #          the same cases in the same run (bench/torch_compare.py,
 #          bench/gpu_ops_compare.py), the quantized targets
-#          (bench/gpu_quant_report.py), and `wick bench --device gpu:0`.
-# Logs go to $OUT; summary.txt is the digest.
+#          (bench/gpu_quant_report.py: the batch-1 mat-vec back to back and after
+#          an ordinary kernel), and `wick bench --device gpu:0`.
+# Output in $OUT, at most 8 files: summary.txt (the digest), the Markdown reports
+# (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md) and gpu-check.tgz,
+# which holds every log and benchmark JSON.
 #
-# usage: scripts/gpu-check.sh [all|test|bench|ops|quant|sweep]   (default all)
-#   ops / quant: tests and benchmarks of the issue-4 families / the QUANTIZED module
-#   sweep:       the elementwise launch-shape sweep (block x blocks-per-SM cap)
+# usage: scripts/gpu-check.sh [all|test|bench|ops|quant]   (default all)
+#   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
+#                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
 #     executables (test_*, wick_bench, wick) built for sm_90 elsewhere (strip them to
 #     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
 #     load here, else the script builds.
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
-#   WICK_GPU_BENCH_ALL=1: also the benchmark variants (env-selected older kernels).
 set -uo pipefail
 MODE=${1:-all}
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -27,6 +29,18 @@ B=${WICK_GPU_BUILD:-build-h200}
 mkdir -p "$OUT"
 S="$OUT/summary.txt"
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$S"; }
+# At exit, every file of $OUT but the digest and the reports goes into gpu-check.tgz.
+pack() {
+  local files=()
+  for f in "$OUT"/*; do
+    case "${f##*/}" in
+      summary.txt | torch_compare.md | gpu_ops_compare.md | gpu_quant_report.md | gpu-check.tgz) ;;
+      *) [ -e "$f" ] && files+=("${f##*/}") ;;
+    esac
+  done
+  [ ${#files[@]} -gt 0 ] && tar -czf "$OUT/gpu-check.tgz" -C "$OUT" --remove-files "${files[@]}"
+}
+trap pack EXIT
 want() { [ "$MODE" = all ] || [[ " $* " == *" $MODE "* ]]; }  # does MODE include one of these parts?
 
 {
@@ -106,16 +120,13 @@ if want bench ops quant; then
   log "benchmarks"
   if want bench; then
     f='BM_Gpu(D2DCopy|Affine|Exp|Add|Where|Cast|BroadcastAdd|TransposeCopy)/'
-    [ "${WICK_GPU_BENCH_ALL:-0}" = 1 ] && f='BM_Gpu(D2DCopy|Affine|Exp|Add|Where|WhereV8|Cast|BroadcastAdd|TransposeCopy)/'
     bench "$f" wick_bench_elementwise.json 120
     log "torch_compare (elementwise, PyTorch in the same run)"
     PYTHONUNBUFFERED=1 timeout 120 python3 bench/torch_compare.py "$OUT/wick_bench_elementwise.json" \
       --out "$OUT/torch_compare.md" 2>&1 | tail -25 | tee -a "$S"
   fi
   if want bench ops; then
-    # the issue-4 cases (the variants the engineers compared are left to WICK_GPU_BENCH_ALL=1)
-    f='BM_GpuOps(Reduce/(sum|max|argmax)|Softmax/f32|RmsNorm/f32|IndexSelect/f32|Argsort/f32|Matmul/(bf16|f32|f32_portable)|Conv2d/f32)/|BM_GpuD2DCopy/f32'
-    [ "${WICK_GPU_BENCH_ALL:-0}" = 1 ] && f='BM_GpuOps|BM_GpuD2DCopy/f32'
+    f='BM_GpuOps|BM_GpuD2DCopy/f32'
     bench "$f" wick_bench_ops.json 150
     log "gpu_ops_compare (PyTorch in the same run)"
     PYTHONUNBUFFERED=1 timeout 120 python3 bench/gpu_ops_compare.py "$OUT/wick_bench_ops.json" \
@@ -124,18 +135,13 @@ if want bench ops quant; then
   if want bench quant; then
     bench 'BM_GpuQuant' wick_bench_quant.json 200
     python3 bench/gpu_quant_report.py "$OUT/wick_bench_quant.json" | tee "$OUT/gpu_quant_report.md" | tee -a "$S"
-    # the batch-1 mat-vec again as an ordinary launch (no overlap with the call before)
-    log "mat-vec, ordinary launch (WICK_QMV_NO_PDL=1)"
-    export WICK_QMV_NO_PDL=1
-    bench 'BM_GpuQuant(Copy|MatVec)' wick_bench_quant_nopdl.json 120
-    unset WICK_QMV_NO_PDL
-    python3 bench/gpu_quant_report.py "$OUT/wick_bench_quant_nopdl.json" | tee "$OUT/gpu_quant_report_nopdl.md" | tee -a "$S"
     # the read ceiling of the mat-vec weights (one kernel, back to back; standalone CUDA)
-    if command -v nvcc >/dev/null && nvcc -O3 -arch=sm_90 -o "$OUT/qmv_ceiling" bench/qmv_ceiling.cu >"$OUT/qmv_ceiling.log" 2>&1; then
-      timeout 60 "$OUT/qmv_ceiling" >>"$OUT/qmv_ceiling.log" 2>&1 || rc=1
-      rm -f "$OUT/qmv_ceiling"
+    qc=$(mktemp)
+    if command -v nvcc >/dev/null && nvcc -O3 -arch=sm_90 -o "$qc" bench/qmv_ceiling.cu >"$OUT/qmv_ceiling.log" 2>&1; then
+      timeout 60 "$qc" >>"$OUT/qmv_ceiling.log" 2>&1 || rc=1
       grep -E "empty|read_words<1>|tiny" "$OUT/qmv_ceiling.log" | tee -a "$S"
     fi
+    rm -f "$qc"
   fi
   if want bench && [ -x "$B/wick" ]; then
     log "wick bench --device gpu:0"
@@ -144,7 +150,7 @@ if want bench ops quant; then
   fi
 fi
 
-# ---- memcheck (last: the slowest part, and the one a short call can best lose) ----------
+# ---- memcheck (last: the slowest part, and the one a time limit can best cut short) ----
 if want test ops quant; then
   log "compute-sanitizer memcheck"
   if want test; then
@@ -153,23 +159,12 @@ if want test ops quant; then
     memcheck test_gpu_backend 150 --gtest_filter='-GpuLarge.*:GpuAllocator.AnImpossible*:GpuErrors.*'
     # the elementwise and fused families through their small parity cases (every op,
     # dtype and layout; test_gpu_elementwise repeats them at larger sizes)
-    WICK_PARITY_SMALL=1 memcheck test_parity 200 \
+    memcheck test_parity 200 --small-cases \
       --gtest_filter='*where_gpu_0*:*cast_gpu_0*:*reduce_gpu_0*:*nn_gpu_0*:*indexing_gpu_0*:*sort_gpu_0*'
   fi
   want test ops && memcheck test_gpu_ops 90
   want test quant && memcheck test_gpu_quant 150 --gtest_filter='*q4_0*:*q4_K*:*q6_K*:*q8_0*:*Row*:*Dtype*:*Hand*'
 fi
 
-if [ "$MODE" = sweep ]; then
-  log "launch-shape sweep (block x blocks-per-SM cap; 0 = uncapped)"
-  for blk in 128 256 512; do
-    for cap in 0 4 16; do
-      WICK_GPU_BLOCK=$blk WICK_GPU_BLOCKS_PER_SM=$cap timeout 60 "$B/wick_bench" \
-        --benchmark_filter='BM_Gpu(Affine|Add|Exp)/(f32|bf16)|BM_GpuBroadcastAdd' --benchmark_min_time=0.1 2>&1 |
-        grep -E "^BM_" | awk -v b=$blk -v c=$cap '{print "block " b " cap " c ": " $0}' >>"$OUT/sweep.log"
-    done
-  done
-  awk '{print $1,$2,$3,$4,$5,$(NF-1)}' "$OUT/sweep.log" | tee -a "$S"
-fi
 log "done (rc $rc)"
 exit $rc

@@ -1,11 +1,10 @@
-// Runs the built `wick` binary (beside this test executable, or $WICK_CLI) and checks
-// its exit status and output: devices, check (table, JSON, failures, bad usage).
+// Runs the built `wick` binary and checks its exit status and output: devices,
+// check (table, JSON, failures, bad usage).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -13,13 +12,8 @@
 
 namespace {
 
-std::string cli_path() {
-  if (const char* env = std::getenv("WICK_CLI")) return env;
-  std::array<char, PATH_MAX> buf{};
-  ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  std::string self(buf.data(), n > 0 ? size_t(n) : 0);
-  return self.substr(0, self.rfind('/') + 1) + "wick";
-}
+// The `wick` binary of this build (WICK_TEST_CLI: a compile definition of this test).
+std::string cli_path() { return WICK_TEST_CLI; }
 
 struct CliRun {
   int status = -1;

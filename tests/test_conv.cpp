@@ -9,7 +9,6 @@
 #include <array>
 #include <limits>
 
-#include "backend/backend.h"
 #include "mmconv_test_helpers.h"
 
 namespace wick {
@@ -623,26 +622,6 @@ TEST(Upsample, BilinearRandomEveryFloatDtype) {
                    name(dt, ac ? "align_corners" : "half-pixel"));
     }
   }
-}
-
-TEST(Upsample, BilinearBackendHonoursScaleFactors) {
-  // PyTorch interpolate(size 3 -> scale_factor 2.5): output floor(3 * 2.5) = 7 columns, and the
-  // source scale is 1 / 2.5 = 0.4 (not 3 / 7). The Tensor API has no scale argument, so call the backend.
-  Tensor x = make({0, 10, 20}, {1, 1, 1, 3}, DType::F64);
-  BilinearParams p;
-  p.out_h = 1, p.out_w = 7, p.scale_w = 2.5;
-  Tensor y(x.storage()->upsample_bilinear2d(x.layout(), p), Layout(Shape{1, 1, 1, 7}), DType::F64,
-           Device::cpu());
-  Values want;
-  for (size_t i = 0; i < 7; ++i) {
-    double src = std::max(0.4 * (double(i) + 0.5) - 0.5, 0.0);
-    size_t i0 = std::min<size_t>(size_t(src), 2), i1 = std::min<size_t>(i0 + 1, 2);
-    double l1 = src - double(i0);
-    want.push_back((1 - l1) * 10.0 * double(i0) + l1 * 10.0 * double(i1));
-  }
-  EXPECT_NEAR(want[6], 20.0, 1e-12);  // src 2.1 clamps to the last pixel
-  EXPECT_NEAR(want[1], 1.0, 1e-12);   // src 0.1
-  expect_close(y, want, Values(7, 1e-12), "scale_w 2.5");
 }
 
 TEST(Upsample, BilinearIntegerRoundsHalfAwayFromZero) {

@@ -11,11 +11,8 @@
 
 namespace wick::test {
 
-// The source tree: $WICK_SOURCE_DIR (set by ctest), else derived from this header's path.
-inline std::string source_dir() {
-  if (const char* s = std::getenv("WICK_SOURCE_DIR")) return s;
-  return std::filesystem::path(__FILE__).parent_path().parent_path().string();
-}
+// The source tree (WICK_TEST_SOURCE_DIR: a compile definition of the test targets).
+inline std::string source_dir() { return WICK_TEST_SOURCE_DIR; }
 
 // A fresh, empty directory under the system temp dir, unique to this process and tag.
 inline std::filesystem::path make_temp_dir(const std::string& tag) {
@@ -36,7 +33,8 @@ inline bool python_oracle_available(std::string& why) {
 
 // Runs `gguf_oracle.py CMD ARG`; returns its exit status (3 = a python package is missing).
 inline int run_oracle(const std::string& cmd, const std::string& arg) {
-  const std::string line = "python3 '" + source_dir() + "/tests/python/gguf_oracle.py' " + cmd + " '" + arg + "'";
+  const std::string line =
+      "python3 '" + source_dir() + "/tests/python/gguf_oracle.py' " + cmd + " '" + arg + "'";
   const int rc = std::system(line.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
 }

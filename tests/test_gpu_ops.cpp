@@ -1,11 +1,12 @@
-// GPU-only behaviour of the issue-4 ops that the parity harness cannot express:
-// an out-of-range index surfaces as Error(IndexOutOfRange) naming the op at the
-// next synchronization (and the device stays usable), sentinel ids skip, the
-// portable GEMM (WICK_GEMM=portable) against float64 references, and the TF32
-// switch (off by default: full f32 precision), the f16/bf16 classic BLAS call and
-// the BLASLt path (WICK_GEMM=lt) both against float64, argsort's register and
-// shared-memory kernels (WICK_ARGSORT=local) against a host stable sort, and the
-// row-per-block im2col against a float64 convolution. Skips when no GPU is present.
+// GPU-only behaviour of the indexing, GEMM, sort and convolution ops that the
+// parity harness cannot express: an out-of-range index surfaces as
+// Error(IndexOutOfRange) naming the op at the next synchronization (and the device
+// stays usable), sentinel ids skip, the portable GEMM (Options::portable_gemm) and
+// the vendor BLAS against float64 references, the TF32 option (off by default: full
+// f32 precision), argsort's register and shared-memory kernels and its global
+// merge (each reached by the row lengths and key sizes that select it) against a
+// host stable sort, and the row-per-block im2col against a float64 convolution.
+// Skips when no GPU is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,18 +16,20 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "backend/backend.h"
 #include "wick/check.h"
+#include "wick/device.h"
+#include "wick/options.h"
 #include "wick/tensor.h"
 
 namespace wick {
 namespace {
 
-#define REQUIRE_GPU()                                                                                      \
-  do {                                                                                                     \
-    std::string why_;                                                                                      \
+#define REQUIRE_GPU()                                                                                     \
+  do {                                                                                                    \
+    std::string why_;                                                                                     \
     if (!check::device_present(Device::gpu(0), &why_)) GTEST_SKIP() << "no GPU backend/device: " << why_; \
   } while (0)
 
@@ -78,7 +81,7 @@ TEST(GpuIndexError, NegativeI32IdInGatherThrowsAtSynchronize) {
   Tensor ids =
       Tensor::from_vector(std::vector<int32_t>{0, 1, -1, 2, 0, 0, 0, 0, 0, 0, 0, 0}, Shape{3, 4}, kGpu);
   Tensor out = src_3x4().gather(ids, 0);
-  expect_index_error([&] { backend_device(kGpu).synchronize(); }, {"[gather]", "index -1"});
+  expect_index_error([&] { synchronize(kGpu); }, {"[gather]", "index -1"});
   expect_device_usable();
 }
 
@@ -134,26 +137,13 @@ TEST(GpuIndexing, SentinelIdsSkipForEveryIdsDType) {
 
 // --- GEMM --------------------------------------------------------------------------
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
+// The options in force with the portable GEMM and TF32 set as given.
+Options gemm_options(bool portable, bool tf32) {
+  Options o = options();
+  o.portable_gemm = portable;
+  o.allow_tf32 = tf32;
+  return o;
+}
 
 std::vector<double> seq_values(size_t n, double scale, uint64_t salt) {
   std::vector<double> v(n);
@@ -189,7 +179,7 @@ void check_gemm(DType dt, size_t batch, size_t m, size_t n, size_t k, bool rhs_t
   std::vector<double> b = check::round_to_dtype(seq_values(batch * k * n, 1.0, 2), dt);
   Tensor ta = check::make_input(a, Shape{batch, m, k}, dt, kGpu, check::LayoutKind::Contiguous);
   Tensor tb = check::make_input(b, Shape{batch, k, n}, dt, kGpu,
-                                 rhs_t ? check::LayoutKind::Transposed : check::LayoutKind::Contiguous);
+                                rhs_t ? check::LayoutKind::Transposed : check::LayoutKind::Contiguous);
   Tensor c = ta.matmul(tb).to_dtype(DType::F64);
   std::vector<double> got = c.to_vector<double>(), want = ref_matmul(a, b, batch, m, n, k);
   ASSERT_EQ(got.size(), want.size());
@@ -202,7 +192,7 @@ void check_gemm(DType dt, size_t batch, size_t m, size_t n, size_t k, bool rhs_t
 
 TEST(GpuGemm, PortableKernelMatchesFloat64ForEveryFloatDType) {
   REQUIRE_GPU();
-  ScopedEnv env("WICK_GEMM", "portable");
+  ScopedOptions portable(gemm_options(true, false));
   for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
     check_gemm(dt, 1, 1, 1, 1, false);
     check_gemm(dt, 2, 33, 65, 17, false);
@@ -212,6 +202,7 @@ TEST(GpuGemm, PortableKernelMatchesFloat64ForEveryFloatDType) {
 
 TEST(GpuGemm, VendorOrDefaultPathMatchesFloat64ForEveryFloatDType) {
   REQUIRE_GPU();
+  ScopedOptions vendor(gemm_options(false, false));
   for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
     check_gemm(dt, 2, 33, 65, 17, false);
     check_gemm(dt, 3, 31, 70, 129, true);
@@ -220,7 +211,7 @@ TEST(GpuGemm, VendorOrDefaultPathMatchesFloat64ForEveryFloatDType) {
 
 TEST(GpuGemm, PortableKernelHandlesABroadcastBatchOperand) {
   REQUIRE_GPU();
-  ScopedEnv env("WICK_GEMM", "portable");
+  ScopedOptions portable(gemm_options(true, false));
   // (4, 5, 6) x (6, 7): the rhs is shared by every batch.
   std::vector<double> a = seq_values(4 * 5 * 6, 1.0, 3), b = seq_values(6 * 7, 1.0, 4);
   Tensor ta = check::make_input(a, Shape{4, 5, 6}, DType::F32, kGpu, check::LayoutKind::Contiguous);
@@ -251,27 +242,27 @@ TEST(GpuGemm, F32UsesFullPrecisionUnlessTf32IsAllowed) {
     return e;
   };
   {
-    ScopedEnv env("WICK_ALLOW_TF32", "0");
+    ScopedOptions full(gemm_options(false, false));
     // f32 accumulation of 64 terms near 1: error a few ulps of 64, far below the
     // 2^-20 steps TF32 would drop (64 * 3 * 2^-20 ~ 1.8e-4 in the worst row).
     EXPECT_LT(max_err(ta.matmul(tb).to_vector<float>()), 64 * 0x1.0p-23 * 8);
   }
   {
-    ScopedEnv env("WICK_ALLOW_TF32", "1");
+    ScopedOptions tf32(gemm_options(false, true));
     // Allowed: results stay within TF32's bound (the vendor may or may not use it).
     EXPECT_LT(max_err(ta.matmul(tb).to_vector<float>()), 64 * 0x1.0p-10);
   }
 }
 
-// f16/bf16 go through the classic BLAS call by default and through BLASLt with
-// WICK_GEMM=lt: both within the dtype's rounding of float64, including a batch
-// shared by stride 0 and an operand at an offset that is not 256-byte aligned.
-TEST(GpuGemm, BlasLtAndClassicBlasMatchFloat64ForHalfTypes) {
+// f16/bf16 through the vendor BLAS and through the portable kernel: both within
+// the dtype's rounding of float64, including a batch shared by stride 0 and an
+// operand at an offset that is not 256-byte aligned.
+TEST(GpuGemm, VendorBlasAndPortableKernelMatchFloat64ForHalfTypes) {
   REQUIRE_GPU();
-  for (const char* mode : {"default", "lt"}) {
-    ScopedEnv env("WICK_GEMM", mode);
+  for (bool portable : {false, true}) {
+    ScopedOptions opts(gemm_options(portable, false));
     for (DType dt : {DType::F16, DType::BF16}) {
-      SCOPED_TRACE(std::string(mode) + " " + std::string(dtype_name(dt)));
+      SCOPED_TRACE(std::string(portable ? "portable " : "vendor ") + std::string(dtype_name(dt)));
       check_gemm(dt, 1, 64, 128, 256, false);
       check_gemm(dt, 2, 33, 65, 17, false);
       check_gemm(dt, 3, 31, 70, 129, true);
@@ -293,26 +284,33 @@ TEST(GpuGemm, BlasLtAndClassicBlasMatchFloat64ForHalfTypes) {
   }
 }
 
-// Rows of `n` with few distinct values (ties), NaN and -0.0 among them.
-std::vector<float> tie_rows(size_t rows, size_t n, uint64_t salt) {
-  std::vector<float> v(rows * n);
+// Rows of `n` with few distinct values (ties); floating types get NaN and -0.0 among them.
+template <class T>
+std::vector<T> tie_rows(size_t rows, size_t n, uint64_t salt) {
+  std::vector<T> v(rows * n);
   for (size_t i = 0; i < v.size(); ++i) {
     const uint64_t h = (i * 2654435761u + salt * 40503u) % 1009;
-    v[i] = h < 20 ? std::numeric_limits<float>::quiet_NaN() : h < 40 ? -0.0f : float(h % 13) - 6.0f;
+    if constexpr (std::is_floating_point_v<T>)
+      v[i] = h < 20 ? std::numeric_limits<T>::quiet_NaN() : h < 40 ? T(-0.0) : T(int(h % 13) - 6);
+    else
+      v[i] = T(int(h % 13) - 6);
   }
   return v;
 }
 
 // Stable argsort of each row, NaN last in both orders, -0.0 equal to 0.0.
-std::vector<uint32_t> host_argsort(const std::vector<float>& v, size_t n, bool asc) {
+template <class T>
+std::vector<uint32_t> host_argsort(const std::vector<T>& v, size_t n, bool asc) {
   std::vector<uint32_t> out;
   for (size_t r = 0; r < v.size() / n; ++r) {
     std::vector<uint32_t> idx(n);
     std::iota(idx.begin(), idx.end(), 0u);
-    const float* row = v.data() + r * n;
+    const T* row = v.data() + r * n;
     std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-      if (std::isnan(row[a])) return false;
-      if (std::isnan(row[b])) return true;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(row[a])) return false;
+        if (std::isnan(row[b])) return true;
+      }
       return asc ? row[a] < row[b] : row[a] > row[b];
     });
     out.insert(out.end(), idx.begin(), idx.end());
@@ -320,18 +318,44 @@ std::vector<uint32_t> host_argsort(const std::vector<float>& v, size_t n, bool a
   return out;
 }
 
-TEST(GpuSort, RegisterAndSharedMemoryKernelsGiveTheStableOrder) {
+// Five rows of n elements of T, argsorted on gpu:0 in both orders against the host.
+template <class T>
+void expect_stable_argsort(size_t n, const char* path) {
+  const std::vector<T> v = tie_rows<T>(5, n, n);
+  Tensor x = Tensor::from_vector(v, Shape{5, n}, kGpu);
+  for (bool asc : {true, false})
+    EXPECT_EQ(x.argsort(asc).to_vector<uint32_t>(), host_argsort(v, n, asc))
+        << path << ", " << dtype_name(x.dtype()) << " n " << n << " asc " << asc;
+}
+
+// 4-byte keys in rows that pad to 512..4096 elements take argsort_reg.
+TEST(GpuSort, TheRegisterKernelGivesTheStableOrder) {
   REQUIRE_GPU();
   for (size_t n : {size_t(257), size_t(512), size_t(1500), size_t(4096)}) {
-    std::vector<float> v = tie_rows(5, n, n);
-    Tensor x = Tensor::from_vector(v, Shape{5, n}, kGpu);
-    for (bool asc : {true, false}) {
-      const std::vector<uint32_t> want = host_argsort(v, n, asc);
-      EXPECT_EQ(x.argsort(asc).to_vector<uint32_t>(), want) << "register kernel, n " << n << " asc " << asc;
-      ScopedEnv env("WICK_ARGSORT", "local");
-      EXPECT_EQ(x.argsort(asc).to_vector<uint32_t>(), want)
-          << "shared-memory kernel, n " << n << " asc " << asc;
-    }
+    expect_stable_argsort<float>(n, "register kernel");
+    expect_stable_argsort<int32_t>(n, "register kernel");
+  }
+}
+
+// Rows of at most 256 elements and 8-byte keys (f64, i64) up to 4096 elements take
+// the shared-memory kernel argsort_local in one launch.
+TEST(GpuSort, TheSharedMemoryKernelGivesTheStableOrder) {
+  REQUIRE_GPU();
+  for (size_t n : {size_t(1), size_t(100), size_t(256)})
+    expect_stable_argsort<float>(n, "shared-memory kernel");
+  for (size_t n : {size_t(257), size_t(512), size_t(1500), size_t(4096)}) {
+    expect_stable_argsort<double>(n, "shared-memory kernel");
+    expect_stable_argsort<int64_t>(n, "shared-memory kernel");
+  }
+}
+
+// Rows longer than 4096 elements: the global-memory bitonic merge around
+// shared-memory passes, for 4- and 8-byte keys.
+TEST(GpuSort, TheGlobalMergeGivesTheStableOrder) {
+  REQUIRE_GPU();
+  for (size_t n : {size_t(4097), size_t(9000)}) {
+    expect_stable_argsort<float>(n, "global merge");
+    expect_stable_argsort<double>(n, "global merge");
   }
 }
 
@@ -369,7 +393,7 @@ std::vector<double> ref_conv2d(const std::vector<double>& x, const std::vector<d
 // multiple of 4 (4 pixels a thread) and ones that are not.
 TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
   REQUIRE_GPU();
-  ScopedEnv env("WICK_ALLOW_TF32", "0");
+  ScopedOptions full(gemm_options(false, false));
   struct Spec {
     size_t b, c, h, w, co, k, pad, stride, dil, groups;
     bool transposed;
@@ -385,11 +409,11 @@ TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
     std::vector<double> x = seq_values(sp.b * sp.c * sp.h * sp.w, 1.0, 7);
     std::vector<double> w = seq_values(sp.co * (sp.c / sp.groups) * sp.k * sp.k, 1.0, 8);
     Tensor tx = sp.transposed ? check::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
-                                                   check::LayoutKind::Transposed)
+                                                  check::LayoutKind::Transposed)
                               : check::make_input(x, Shape{sp.b, sp.c, sp.h, sp.w}, DType::F32, kGpu,
-                                                   check::LayoutKind::Contiguous);
+                                                  check::LayoutKind::Contiguous);
     Tensor tw = check::make_input(w, Shape{sp.co, sp.c / sp.groups, sp.k, sp.k}, DType::F32, kGpu,
-                                   check::LayoutKind::Contiguous);
+                                  check::LayoutKind::Contiguous);
     std::vector<float> got = tx.conv2d(tw, sp.pad, sp.stride, sp.dil, sp.groups).to_vector<float>();
     std::vector<double> want =
         ref_conv2d(x, w, sp.b, sp.c, sp.h, sp.w, sp.co, sp.k, sp.k, sp.pad, sp.stride, sp.dil, sp.groups);

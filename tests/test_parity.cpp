@@ -7,13 +7,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
-#include "wick/check.h"
 #include "check/philox_ref.h"
+#include "wick/check.h"
 
 namespace wick::check {
 namespace {
+
+// --small-cases (the sanitizer runs) leaves out the bench-sized cases (those
+// declaring bytes or flops): the same code paths run on the smaller cases, and the
+// Release run covers the large ones.
+bool g_small_cases_only = false;
 
 // --- the registered cases, per family and device --------------------------------
 
@@ -41,15 +47,10 @@ TEST_P(Parity, EveryCasePasses) {
   const auto& [family, dev] = GetParam();
   std::string why;
   if (!device_present(dev, &why)) GTEST_SKIP() << "no GPU: " << why;
-  // WICK_PARITY_SMALL=1 (the sanitizer run) leaves out the bench-sized cases (those
-  // declaring bytes or flops): the same code paths run on the smaller cases, and the
-  // Release run covers the large ones.
-  const char* small_env = std::getenv("WICK_PARITY_SMALL");
-  bool small_only = small_env && std::string(small_env) == "1";
   size_t n = 0, left_out = 0;
   for (const OpCase& c : all_cases()) {
     if (c.family != family) continue;
-    if (small_only && (c.bytes > 0 || c.flops > 0)) {
+    if (g_small_cases_only && (c.bytes > 0 || c.flops > 0)) {
       ++left_out;
       continue;
     }
@@ -58,8 +59,7 @@ TEST_P(Parity, EveryCasePasses) {
     EXPECT_TRUE(r.pass) << c.name << " on " << dev.str() << ": " << r.detail;
   }
   EXPECT_GT(n, 0u);
-  if (left_out)
-    std::printf("%zu bench-sized %s cases left out (WICK_PARITY_SMALL=1)\n", left_out, family.c_str());
+  if (left_out) std::printf("%zu bench-sized %s cases left out (--small-cases)\n", left_out, family.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Parity, ::testing::ValuesIn(family_devices()),
@@ -305,3 +305,18 @@ TEST(PhiloxReference, MatchesRandom123KnownAnswers) {
 
 }  // namespace
 }  // namespace wick::check
+
+// test_parity [--small-cases] [GoogleTest flags]
+int main(int argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--small-cases") == 0)
+      wick::check::g_small_cases_only = true;
+    else
+      argv[kept++] = argv[i];
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

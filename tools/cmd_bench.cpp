@@ -8,10 +8,10 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "backend/backend.h"
 #include "commands.h"
-#include "wick/check.h"
 #include "progress.h"
+#include "wick/check.h"
+#include "wick/device.h"
 
 namespace wick::cli {
 
@@ -27,16 +27,15 @@ struct Timing {
 // Median seconds of `fn` over at least `min_repeats` runs and `min_time_s` seconds.
 template <class F>
 Timing time_median(Device dev, F&& fn, double min_time_s, int min_repeats) {
-  BackendDevice& bd = backend_device(dev);
   fn();  // warm-up: first-use costs (module loads, allocator growth, page faults)
-  bd.synchronize();
+  synchronize(dev);
   std::vector<double> samples;
   double total = 0;
   while ((total < min_time_s || int(samples.size()) < min_repeats) && samples.size() < 10000) {
-    bd.synchronize();
+    synchronize(dev);
     auto t0 = clock::now();
     fn();
-    bd.synchronize();
+    synchronize(dev);
     double s = std::chrono::duration<double>(clock::now() - t0).count();
     samples.push_back(s);
     total += s;
@@ -69,8 +68,7 @@ Device default_device() {
 int cmd_bench(const BenchOptions& o) {
   Device dev = o.device.empty() ? default_device() : Device::parse(o.device);
   std::string why;
-  if (!dev.is_cpu() && !check::device_present(dev, &why))
-    throw_error(ErrorKind::InvalidArgument, "cli", why);
+  if (!dev.is_cpu() && !check::device_present(dev, &why)) throw_error(ErrorKind::InvalidArgument, "cli", why);
 
   std::vector<const check::OpCase*> cases;
   for (size_t i : select_cases(o.families)) {
@@ -82,7 +80,7 @@ int cmd_bench(const BenchOptions& o) {
 
   nlohmann::json j;
   j["device"] = dev.str();
-  j["device_name"] = backend_device(dev).name();
+  j["device_name"] = device_info(dev).name;
   j["seed"] = o.seed;
   double copy_bw = 0;
   try {
