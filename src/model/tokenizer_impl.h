@@ -84,6 +84,7 @@ struct Tokenizer::Impl {
   std::vector<tok::Fragment> partition(std::string_view text, bool parse_special) const;
   void encode_spm(const std::string& text, std::vector<int32_t>& out) const;
   void encode_bpe(std::string_view text, std::vector<int32_t>& out) const;
+  // SentencePiece's byte fallback: <0xNN>, else the byte itself as a token.
   int32_t byte_token(uint8_t byte) const;
 
   // tokenizer_decode.cpp
