@@ -10,29 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_run.h"
+
 namespace {
 
-// The `wick` binary of this build (WICK_TEST_CLI: a compile definition of this test).
-std::string cli_path() { return WICK_TEST_CLI; }
-
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
-
-// Runs `wick <args>`; stdout only, or stdout and stderr together.
-CliRun run_cli(const std::string& args, bool with_stderr = false) {
-  std::string cmd = "'" + cli_path() + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using wick::test::cli_path;
+using wick::test::CliRun;
+using wick::test::run_cli;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -1,5 +1,5 @@
 // End-to-end checks of `wick inspect`, `wick quantize` and `wick export` through the
-// built binary (it sits beside this test executable in the build directory).
+// built binary.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,30 +8,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_run.h"
 #include "wick/io.h"
 
 using namespace wick;
+using wick::test::CliRun;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path wick_binary() { return fs::read_symlink("/proc/self/exe").parent_path() / "wick"; }
-
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-CliRun run(const std::string& args) {
-  const fs::path log = fs::temp_directory_path() / ("wick_cli_out_" + std::to_string(::getpid()));
-  const std::string line = "'" + wick_binary().string() + "' " + args + " > '" + log.string() + "' 2>&1";
-  const int rc = std::system(line.c_str());
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  fs::remove(log);
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
-}
+CliRun run(const std::string& args) { return test::run_cli(args, true); }
 
 std::vector<float> ramp(size_t n) {
   std::vector<float> v(n);
@@ -44,7 +30,6 @@ std::vector<float> ramp(size_t n) {
 class GgufCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(wick_binary())) GTEST_SKIP() << "the wick CLI is not built (ninja wick_cli)";
     dir_ = fs::temp_directory_path() / ("wick_cli_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     Tensor w = Tensor::from_vector(ramp(4 * 256), Shape{4, 256});
