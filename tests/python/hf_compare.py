@@ -10,10 +10,14 @@ W.reshape(n, 2, hd/2, in).swapaxes(1, 2), n = n_head for Q and n_head_kv for K) 
 Hugging Face's order, W.reshape(n, hd/2, 2, in).swapaxes(1, 2), since transformers rotates halves
 (NEOX) where ggml's llama rotates adjacent pairs. rope_freqs.weight, when present, divides the
 rotary embedding's inverse frequencies (the buffer is overwritten after the model is built).
+transformers and ref_forward.py agree to NMSE 1e-14 on check_logits.py's tiny llama (with
+rope_freqs and tied embeddings), qwen2 and qwen3 models, and to 3e-12 on SmolLM2-135M-Instruct Q4_1.
+Needs numpy and gguf-py (PyPI `gguf`); torch and transformers (4.x or 5.x) for --reference hf.
 
   hf_compare.py MODEL.gguf (--logits WICK.npy | --wick WICK_CLI) (--tokens 1,2,3 | --prompt TEXT)
-                [--reference hf|numpy] [--act-quant] [--dtype float32|float64] [--torch-device cpu|cuda]
-                [--device gpu:0] [--max-nmse X] [--save-ref REF.npy]
+                [--wick-tokenize WICK_CLI] [--device gpu:0] [--reference hf|numpy] [--act-quant]
+                [--dtype float32|float64] [--torch-device cpu|cuda] [--max-nmse X] [--no-sim]
+                [--save-ref REF.npy]
 
   --logits FILE   logits written by `wick generate ... --dump-logits FILE` (the last prompt position,
                   n_vocab float32 values, any shape that flattens to n_vocab)
@@ -25,13 +29,15 @@ rotary embedding's inverse frequencies (the buffer is overwritten after the mode
                   --act-quant makes it round activations as ggml's CPU matmul does)
 
 Prints NMSE = sum((x - ref)^2) / sum(ref^2), the same after removing each vector's mean, the largest
-absolute difference, and whether the argmax tokens agree. The bound, as in check_logits.py: for a
-model with quantized weights, e_sim = NMSE between ref_forward.py with and without ggml's CPU
-activation rounding (--act-quant) is computed, and NMSE <= max(1e-5, 4 e_sim) passes; e_sim depends
-on the model and the prompt (SmolLM2-135M Q4_1: 1.7e-3 on a 19-token chat prompt, 1e-1 on one that
-ends in <|im_end|>). A runner that does not round activations lands far lower (transformers vs the
-NumPy reference on that model: 3e-12). --max-nmse sets a fixed bound instead. Exit status 0 on pass,
-1 on fail, 2 on bad input.
+absolute difference, and whether the argmax tokens agree. The bound: for a model with quantized
+weights, e_sim = NMSE between ref_forward.py with and without ggml's CPU activation rounding
+(--act-quant) is computed, and NMSE <= max(1e-5, ACT_FACTOR e_sim), ACT_FACTOR = 10, passes. e_sim
+depends on the model and the prompt (SmolLM2-135M-Instruct Q4_1: 1.0e-3 .. 2.8e-2 on the prompts
+tried), and a deep model amplifies the few activations that another implementation rounds the
+other way: llama.cpp's CPU backend lands at 1.2 and 2.7 x e_sim on two SmolLM2 prompts, hence a
+wider factor than check_logits.py's 4 on its 2-layer models. A runner that does not round
+activations lands far lower (transformers vs the NumPy reference on that model: 3e-12).
+--max-nmse sets a fixed bound instead. Exit status 0 on pass, 1 on fail, 2 on bad input.
 """
 import argparse
 import os
@@ -43,6 +49,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref_forward  # noqa: E402
 import wick_cli  # noqa: E402
+
+
+ACT_FACTOR = 10.0
 
 
 def parse_tokens(s):
@@ -179,7 +188,7 @@ def main(argv=None):
     p.add_argument("--act-quant", action="store_true", help="numpy reference: simulate ggml's activation rounding")
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32", help="hf reference precision")
     p.add_argument("--torch-device", default=None, help="hf reference device (default cuda when available)")
-    p.add_argument("--max-nmse", type=float, help="fixed NMSE bound (default: max(1e-5, 4 e_sim))")
+    p.add_argument("--max-nmse", type=float, help="fixed NMSE bound (default: max(1e-5, 10 e_sim))")
     p.add_argument("--no-sim", action="store_true", help="skip e_sim (the bound is then 1e-2 unless --max-nmse)")
     p.add_argument("--save-ref", help="write the reference logits (float32 .npy)")
     a = p.parse_args(argv)
@@ -230,7 +239,7 @@ def main(argv=None):
         e_sim = compare(sim, exact)["nmse"]
         print(f"e_sim (ggml's activation rounding alone, NumPy float64): NMSE {e_sim:.3e}")
     if bound is None:
-        bound = 1e-5 if not quantized else (max(1e-5, 4 * e_sim) if e_sim is not None else 1e-2)
+        bound = 1e-5 if not quantized else (max(1e-5, ACT_FACTOR * e_sim) if e_sim is not None else 1e-2)
 
     if not np.all(np.isfinite(logits)):
         print(f"FAIL: {np.count_nonzero(~np.isfinite(logits))} non-finite logits")

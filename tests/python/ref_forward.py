@@ -24,12 +24,16 @@ otherwise 1), i = 0 .. n_rot/2-1; (a, b) -> (a cos - b sin, a sin + b cos).
 
 act_quant=True additionally simulates ggml's CPU matmul, which rounds the activations (the right
 operand) of a weight of type T to T's "vec_dot type" before the dot products: Q8_0 for
-Q4_0/Q5_0/Q8_0, Q8_1 for Q4_1/Q5_1 (the same 8-bit rounding as Q8_0; its f16 block sum, which only
-enters through the weight's min term, is not modelled), Q8_K for the K-quants, f16 for F16 and
-bf16 for BF16; F32 weights see f32 activations. It reproduces quantize_row_q8_0/q8_1/q8_K_ref:
+Q4_0/Q5_0/Q8_0, Q8_1 for Q4_1/Q5_1 (the same 8-bit rounding as Q8_0, plus an f16 block sum),
+Q8_K for the K-quants, f16 for F16 and bf16 for BF16; F32 weights see f32 activations. It
+reproduces quantize_row_q8_0/q8_1/q8_K_ref:
   Q8_0/Q8_1 (32 per block): d = amax/127 (f32); q = roundf(x/d) (half away from zero); x' = q*f16(d)
   Q8_K (256 per block): m = the element of largest |x| (signed); s = -127/m;
                         q = min(127, rint(s*x)); x' = q/s
+and, for Q4_1/Q5_1, the dot's min term m * s with Q8_1's s = f16(d * sum(q)) (f32 d) in place of
+m * f16(d) * sum(q). Against llama.cpp's CPU backend (x86, AVX2) on check_logits.py's models this
+reproduces the logits to NMSE ~1e-14, except where a few activations that the two computations
+(f32 there, float64 here) place on either side of a rounding boundary round differently.
 check_logits.py uses it to size the error allowed to a runner that quantizes activations.
 
   ref_forward.py MODEL --tokens 1,2,3 [--out logits.npy] [--all-positions] [--act-quant]
@@ -105,6 +109,13 @@ class Model:
             self._cache[name] = np.asarray(x, dtype=np.float64).reshape(shape)
         return self._cache[name]
 
+    def block_mins(self, name):
+        """The f16 min m of every 32-element block of a Q4_1 / Q5_1 weight, (rows, blocks)."""
+        t = self.tensors[name]
+        size = gguf.GGML_QUANT_SIZES[t.tensor_type][1]
+        raw = np.ascontiguousarray(np.asarray(t.data)).reshape(int(t.shape[1]), -1, size)
+        return raw[:, :, 2:4].copy().view(np.float16)[..., 0].astype(np.float64)
+
     def output_name(self):
         return "output.weight" if self.has("output.weight") else "token_embd.weight"
 
@@ -153,6 +164,18 @@ def round_activations(x, act):
     raise ValueError(f"unknown activation type {act!r}")
 
 
+def q8_1_sum_correction(x, mins):
+    """ggml's Q4_1/Q5_1 x Q8_1 dot adds m * s per block, s = f16(d * sum(q)) with the f32 d, where
+    the dequantized product has m * f16(d) * sum(q): returns the difference, (rows, out)."""
+    b = np.asarray(x, dtype=np.float32).reshape(*x.shape[:-1], -1, 32)
+    d = np.max(np.abs(b), axis=-1) / np.float32(127)
+    with np.errstate(divide="ignore"):
+        inv = np.where(d > 0, np.float32(1) / d, np.float32(0)).astype(np.float32)
+    sumq = _round_half_away((b * inv[..., None]).astype(np.float32).astype(np.float64)).sum(axis=-1)
+    s = _f16((d * sumq.astype(np.float32)).astype(np.float32))
+    return (s - _f16(d) * sumq) @ mins.T
+
+
 # ---------------------------------------------------------------------------------------------
 # the forward pass
 
@@ -199,8 +222,12 @@ def forward(model, tokens, act_quant=False, act_types=None):
     def mm(x, name):
         w = model.get(name)
         if act_quant:
-            x = round_activations(x, act_types[model.qtype(name)])
-        y = x @ w.T
+            qt = model.qtype(name)
+            y = round_activations(x, act_types[qt]) @ w.T
+            if act_types[qt] == "q8_1" and qt in (Q.Q4_1, Q.Q5_1):
+                y += q8_1_sum_correction(x, model.block_mins(name))
+        else:
+            y = x @ w.T
         bias = name[:-len("weight")] + "bias"
         if model.has(bias):
             y = y + model.get(bias)
