@@ -489,7 +489,8 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--wick", help="path to the wick CLI")
     p.add_argument("--device", default="cpu", help="wick device: cpu (default) or gpu:N")
-    p.add_argument("--quick", action="store_true", help="a subset of the cases (each arch in f32, each activation format)")
+    p.add_argument("--quick", action="store_true",
+                   help="a subset of the cases (each arch in f32, each 8-bit activation format)")
     p.add_argument("--cases", help="comma-separated case names (see --list)")
     p.add_argument("--self-test", action="store_true", help="check the generator and reference, without wick")
     p.add_argument("--keep", help="write the models and logits here instead of a temporary folder")
