@@ -207,6 +207,15 @@ Tensor layer_norm(const Tensor& x, const Tensor& alpha, const Tensor& beta, floa
 Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin);
 Tensor rope_i(const Tensor& x, const Tensor& cos, const Tensor& sin);
 Tensor rope_thd(const Tensor& x, const Tensor& cos, const Tensor& sin);
+// Scaled dot-product attention softmax(scale * q k^T [+ causal mask]) v.
+// q (B, H, T, D), k (B, Hkv, S, D), v (B, Hkv, S, Dv), H a multiple of Hkv: query head h
+// reads key/value head h / (H / Hkv) (grouped-query attention). k and v may hold another
+// float dtype than q (an f16 cache); they are read as q's dtype. causal: query i sits at
+// position S - T + i and sees keys 0 .. S - T + i (needs S >= T). Returns (B, H, T, Dv).
+// The scores are computed for a range of queries at a time, at most kAttentionScoreBlock
+// of them (B * H * rows * S) at once, which bounds the memory the op takes.
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal);
+inline constexpr size_t kAttentionScoreBlock = size_t(1) << 21;
 }  // namespace nn
 
 }  // namespace wick
