@@ -2,17 +2,19 @@
 # Installs what wick needs to build and test on Debian (12 or later), as root (CI
 # runs as root; there is no sudo here). Idempotent: installed packages are skipped,
 # and nothing runs when everything is present.
-#   build + test:  build-essential cmake ninja-build ccache libopenblas-dev libgtest-dev
-#                  libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-#                  python3-pip clang libclang-rt-dev (libFuzzer + ASan runtimes; clang
-#                  only recommends them)
+#   build + test:  build-essential cmake ninja-build ccache pkg-config libopenblas-dev
+#                  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
+#                  nlohmann-json3-dev libpcre2-dev (the tokenizer's Unicode regexes)
+#                  python3-pip (also fetches the test models: scripts/fetch-test-data.sh)
+#                  clang libclang-rt-dev (libFuzzer + ASan runtimes; clang only
+#                  recommends them)
 #   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP; optional: a
 #                  release without them only loses the ROCm compile check)
 #   python:        numpy gguf (the GGUF reference in tests/python)
 set -euo pipefail
 
-core=(build-essential cmake ninja-build ccache libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev python3-pip clang libclang-rt-dev)
+core=(build-essential cmake ninja-build ccache pkg-config libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev python3-pip clang libclang-rt-dev)
 rocm=(hipcc libamdhip64-dev rocm-device-libs)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
