@@ -264,10 +264,11 @@ TEST_F(ModelTest, SameSeedSameTokens) {
     g.sampler.min_p = 0.0f;
     g.sampler.seed = seed;
     std::vector<int32_t> got;
-    m.generate(prompt_of(3, c.vocab), g, [&](int32_t id, std::string_view) {
+    const GenerateStats st = m.generate(prompt_of(3, c.vocab), g, [&](int32_t id, std::string_view) {
       got.push_back(id);
       return true;
     });
+    EXPECT_EQ(st.seed, seed);
     return got;
   };
   const auto a = run(1234), b = run(1234), other = run(99);
@@ -419,6 +420,21 @@ TEST_F(ModelTest, PromptLongerThanTheContextIsRefused) {
   EXPECT_EQ(m.position(), 0u);
   (void)m.forward(prompt_of(8, c.vocab));  // exactly full is fine
   expect_error([&] { m.forward({1}); }, ErrorKind::InvalidArgument, {"1 tokens at position 8"});
+}
+
+TEST_F(ModelTest, ContextAboveTwoToThe32IsRefused) {
+  test::write_tiny_model(path("m.gguf"), TinyConfig{});
+  ModelOptions o;
+  o.ctx = (size_t(1) << 32) + 1;
+  expect_error([&] { Model::load(path("m.gguf"), o); }, ErrorKind::InvalidArgument,
+               {"ctx 4294967297 exceeds 4294967296 tokens"});
+}
+
+TEST_F(ModelTest, AbsentDeviceIsRefused) {
+  test::write_tiny_model(path("m.gguf"), TinyConfig{});
+  ModelOptions o;
+  o.device = Device::gpu(99);
+  expect_error([&] { Model::load(path("m.gguf"), o); }, ErrorKind::InvalidArgument, {"gpu:99"});
 }
 
 TEST_F(ModelTest, TokenOutsideTheVocabularyIsRefused) {

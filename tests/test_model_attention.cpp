@@ -110,6 +110,8 @@ TEST(Attention, LongPrefillRunsInPieces) {
   const size_t s = 4096, t = 300;
   ASSERT_GT(2 * t * s, nn::kAttentionScoreBlock);
   check_case({1, 2, 1, t, s, 4, 4}, true, DType::F32, DType::F32, 1e-5);
+  check_case({1, 2, 1, t, s, 4, 4}, false, DType::F32, DType::F32, 1e-5);
+  check_case({1, 2, 2, 800, 800, 4, 4}, true, DType::F32, DType::F32, 1e-5);  // a prefill from position 0
 }
 
 // A strided view of a cache (the layout the model runner passes) gives the same result.

@@ -91,6 +91,7 @@ int cmd_generate(const GenerateOptions& o) {
              st.generated_tokens, st.decode_steps, st.decode_seconds,
              st.decode_seconds > 0 ? double(st.decode_steps) / st.decode_seconds : 0.0,
              st.stopped_at_eog ? " (end of generation)" : "");
+  if (o.sampler.temp > 0) fmt::print(stderr, "sampling: seed {}\n", st.seed);
   fmt::print(
       stderr,
       "memory on {}: {:.1f} MiB in use, {:.1f} MiB at the peak; weights + KV cache ({} tokens) {:.1f} MiB, "

@@ -72,6 +72,7 @@ struct GenerateStats {
   size_t decode_steps = 0;      // forward passes of one token (each generated token but the last)
   double decode_seconds = 0.0;  // the sampling and decode steps after the prefill
   bool stopped_at_eog = false;  // an end-of-generation token ended it
+  uint32_t seed = 0;            // the sampler's seed (drawn when the options asked for a random one)
 };
 
 struct GenerateOptions {

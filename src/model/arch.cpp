@@ -282,10 +282,10 @@ ModelPlan plan_model(const GgufFile& f) {
                             arch.name, tensor_names(arch)));
   }
   hp.n_vocab = embd->ne.size() == 2 ? size_t(embd->ne[1]) : 0;
-  if (const GgufValue* v = Keys(f, arch.name).find("vocab_size"); v && v->as_uint() != hp.n_vocab) {
+  if (const size_t v = Keys(f, arch.name).uint("vocab_size", hp.n_vocab); v != hp.n_vocab) {
     throw_error(ErrorKind::Format, kOp,
                 fmt::format("{}: {}.vocab_size {} differs from the rows of token_embd.weight {}", path,
-                            arch.name, v->str(), embd->shape().str()));
+                            arch.name, v, embd->shape().str()));
   }
 
   std::set<std::string> claimed;

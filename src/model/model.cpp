@@ -32,6 +32,8 @@ constexpr const char* kOp = "model";
 constexpr size_t kMaxBatch = 512;
 // The KV cache's default length cap (--ctx): min(the model's context, this).
 constexpr size_t kDefaultCtx = 4096;
+// The longest cache a model may ask for (keeps the byte counts far from overflow).
+constexpr size_t kMaxCtx = size_t(1) << 32;
 
 double mib(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 
@@ -53,10 +55,10 @@ size_t work_bytes(const ModelPlan& p, size_t n_ctx, Device device) {
   const size_t vo = hp.n_head * hp.head_dim_v;
   size_t elems = t * (4 * hp.n_embd + 2 * q + 2 * kv + 2 * vo + 4 * hp.n_ff);
   elems += 2 * std::min(nn::kAttentionScoreBlock, hp.n_head * t * n_ctx);
-  elems += 2 * hp.n_head_kv * n_ctx * (hp.head_dim_k + hp.head_dim_v);
+  elems += hp.n_head_kv * n_ctx * (hp.head_dim_k + hp.head_dim_v);
   elems += hp.n_vocab;
   elems += n_ctx * hp.head_dim_k;  // cos and sin tables
-  if (device.is_gpu()) elems += std::max(hp.n_ff, hp.n_vocab) * hp.n_embd;
+  if (device.is_gpu()) elems += std::max(hp.n_ff, q) * hp.n_embd;
   return elems * sizeof(float);
 }
 
@@ -89,6 +91,9 @@ void check_budget(const std::string& path, const ModelOptions& o, const MemoryBu
 void check_options(const ModelOptions& o) {
   // Fails early, naming the device, when it is absent.
   (void)device_info(o.device);
+  if (o.ctx > kMaxCtx) {
+    throw_error(ErrorKind::InvalidArgument, kOp, fmt::format("ctx {} exceeds {} tokens", o.ctx, kMaxCtx));
+  }
 }
 
 }  // namespace
@@ -108,6 +113,8 @@ struct Model::Impl {
   Tensor embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const;
   Tensor linear(const Tensor& x, const QTensor& w, const Tensor& bias) const;
   Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const;
+  Tensor attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
+  Tensor ffn_block(const Tensor& x, const LayerWeights& L) const;
   Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
 };
 
@@ -181,38 +188,57 @@ Tensor Model::Impl::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) 
   return plan.arch->rope == RopeStyle::Norm ? nn::rope_i(x, cos, sin) : nn::rope(x, cos, sin);
 }
 
+// The attention sub-block of layer l for the n tokens at `pos`: their keys and values
+// go to the cache, the result is attn_output(attention(...)) (n, E). Temporaries are
+// released as soon as they are used (prefill activations are the runner's work memory).
+Tensor Model::Impl::attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos,
+                                    const Tensor& sin) {
+  const HParams& hp = plan.hp;
+  const LayerWeights& L = w.layers[l];
+  const size_t h = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
+  Tensor a = nn::rms_norm(x, L.attn_norm, hp.rms_eps);
+  Tensor q = linear(a, L.wq, L.q_bias).reshape({1, n, h, dk});
+  Tensor k = linear(a, L.wk, L.k_bias).reshape({1, n, hkv, dk});
+  Tensor v = linear(a, L.wv, L.v_bias).reshape({1, n, hkv, dv});
+  a = Tensor();
+  if (L.q_norm.defined()) {
+    q = nn::rms_norm(q, L.q_norm, hp.rms_eps);
+    k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
+  }
+  q = rope(q.transpose(1, 2), cos, sin);  // (1, H, T, Dk)
+  k = rope(k.transpose(1, 2), cos, sin);  // (1, Hkv, T, Dk)
+  k_cache[l].slice_set_(k.squeeze(0).to_dtype(DType::F16), 1, pos);
+  v_cache[l].slice_set_(v.transpose(1, 2).squeeze(0).to_dtype(DType::F16), 1, pos);
+  k = v = Tensor();
+  const Tensor kk = k_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
+  const Tensor vv = v_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
+  Tensor o = nn::attention(q, kk, vv, float(1.0 / std::sqrt(double(dk))), true);  // (1, H, T, Dv)
+  q = Tensor();
+  o = o.squeeze(0).transpose(0, 1).reshape({n, h * dv});
+  return qmatmul(o, L.wo);
+}
+
+// The feed-forward sub-block: ffn_down(silu(ffn_gate(a)) * ffn_up(a)), a = rms_norm(x).
+Tensor Model::Impl::ffn_block(const Tensor& x, const LayerWeights& L) const {
+  Tensor a = nn::rms_norm(x, L.ffn_norm, plan.hp.rms_eps);
+  Tensor g = qmatmul(a, L.w_gate);
+  g = g.silu();
+  g = g.mul(qmatmul(a, L.w_up));
+  a = Tensor();
+  return qmatmul(g, L.w_down);
+}
+
 // One forward pass of ids[begin, begin + n) at position `pos`; logits of the last
 // token (1, n_vocab), or of every token.
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
-  const HParams& hp = plan.hp;
-  const size_t h = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
-  const float scale = float(1.0 / std::sqrt(double(dk)));
   const Tensor cos = rope_cos.narrow(0, pos, n), sin = rope_sin.narrow(0, pos, n);
   Tensor x = embed(ids, begin, n);  // (T, E)
-  for (size_t l = 0; l < hp.n_layer; ++l) {
-    const LayerWeights& L = w.layers[l];
-    Tensor a = nn::rms_norm(x, L.attn_norm, hp.rms_eps);
-    Tensor q = linear(a, L.wq, L.q_bias).reshape({1, n, h, dk});
-    Tensor k = linear(a, L.wk, L.k_bias).reshape({1, n, hkv, dk});
-    Tensor v = linear(a, L.wv, L.v_bias).reshape({1, n, hkv, dv});
-    if (L.q_norm.defined()) {
-      q = nn::rms_norm(q, L.q_norm, hp.rms_eps);
-      k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
-    }
-    q = rope(q.transpose(1, 2), cos, sin);  // (1, H, T, Dk)
-    k = rope(k.transpose(1, 2), cos, sin);  // (1, Hkv, T, Dk)
-    k_cache[l].slice_set_(k.squeeze(0).to_dtype(DType::F16), 1, pos);
-    v_cache[l].slice_set_(v.transpose(1, 2).squeeze(0).to_dtype(DType::F16), 1, pos);
-    const Tensor kk = k_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
-    const Tensor vv = v_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
-    const Tensor o = nn::attention(q, kk, vv, scale, true);  // (1, H, T, Dv)
-    x = x.add(qmatmul(o.squeeze(0).transpose(0, 1).reshape({n, h * dv}), L.wo));
-    a = nn::rms_norm(x, L.ffn_norm, hp.rms_eps);
-    const Tensor g = qmatmul(a, L.w_gate).silu().mul(qmatmul(a, L.w_up));
-    x = x.add(qmatmul(g, L.w_down));
+  for (size_t l = 0; l < plan.hp.n_layer; ++l) {
+    x = x.add(attention_block(x, l, n, cos, sin));
+    x = x.add(ffn_block(x, w.layers[l]));
   }
   if (!all_logits) x = x.narrow(0, n - 1, 1);
-  x = nn::rms_norm(x, w.output_norm, hp.rms_eps);
+  x = nn::rms_norm(x, w.output_norm, plan.hp.rms_eps);
   return qmatmul(x, w.output.defined() ? w.output : w.token_embd);
 }
 
@@ -341,6 +367,7 @@ GenerateStats Model::generate(const std::vector<int32_t>& prompt, const Generate
 
   GenerateStats st;
   st.prompt_tokens = prompt.size();
+  st.seed = sampler.seed();
   auto t0 = clock::now();
   Tensor logits = forward(prompt);
   std::vector<float> host = logits.to_vector<float>();  // synchronizes

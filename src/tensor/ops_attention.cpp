@@ -88,9 +88,13 @@ Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float sc
   Tensor out = rows == t ? Tensor() : Tensor::empty({b * hkv, g, t, dv}, dt, q.device());
   for (size_t t0 = 0; t0 < t; t0 += rows) {
     const size_t n = std::min(rows, t - t0);
-    Tensor scores = qg.narrow(2, t0, n).matmul(kt);  // (B*Hkv, G, n, S)
-    if (mask.defined()) scores = mask.narrow(0, t0, n).where_cond(neg_inf, scores);
-    Tensor piece = nn::softmax_last_dim(scores).matmul(vc);  // (B*Hkv, G, n, Dv)
+    // Causal: these queries see no key past S - T + t0 + n.
+    const size_t seen = causal ? s - t + t0 + n : s;
+    Tensor scores = qg.narrow(2, t0, n).matmul(kt.narrow(3, 0, seen));  // (B*Hkv, G, n, seen)
+    if (mask.defined()) scores = mask.narrow(0, t0, n).narrow(1, 0, seen).where_cond(neg_inf, scores);
+    scores = nn::softmax_last_dim(scores);
+    Tensor piece = scores.matmul(vc.narrow(2, 0, seen));  // (B*Hkv, G, n, Dv)
+    scores = Tensor();
     if (rows == t) return piece.reshape({b, h, t, dv});
     out.slice_set_(piece, 2, t0);
   }
