@@ -18,7 +18,7 @@ double mib(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 
 // The prompt's tokens: through the file's chat template with --chat when wick knows
 // the template, else the raw prompt.
-std::vector<int32_t> prompt_tokens(const Model& m, const GenerateOptions& o) {
+std::vector<int32_t> prompt_tokens(const Model& m, const GenerateCliOptions& o) {
   if (o.chat) {
     const ChatTemplate t = detect_chat_template(m.tokenizer().chat_template());
     if (t != ChatTemplate::Unknown) {
@@ -57,7 +57,7 @@ Model load_model(const std::string& path, Device device, size_t ctx) {
   return m;
 }
 
-int cmd_generate(const GenerateOptions& o) {
+int cmd_generate(const GenerateCliOptions& o) {
   using clock = std::chrono::steady_clock;
   const Device dev = model_device(o.device);
   const size_t base = memory_stats(dev).in_use;
@@ -66,7 +66,7 @@ int cmd_generate(const GenerateOptions& o) {
   const double load_s = std::chrono::duration<double>(clock::now() - t0).count();
   const std::vector<int32_t> ids = prompt_tokens(m, o);
 
-  wick::GenerateOptions g;
+  GenerateOptions g;
   g.n_predict = o.n_predict;
   g.sampler = o.sampler;
   if (!o.dump_logits.empty()) {

@@ -9,7 +9,7 @@
 
 namespace wick::cli {
 
-struct GenerateOptions {
+struct GenerateCliOptions {
   std::string model, prompt;
   std::string device;  // empty: the first GPU, else the CPU
   int64_t n_predict = -1;
@@ -20,7 +20,7 @@ struct GenerateOptions {
 };
 // Streams the generated text to stdout; load time, prompt and generation speed and
 // device memory to stderr.
-int cmd_generate(const GenerateOptions& o);
+int cmd_generate(const GenerateCliOptions& o);
 
 struct BenchModelOptions {
   std::string model;

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   exp->add_option("tensor", tensor_name, "tensor name")->required();
   exp->add_option("--output,-o", out_file, "output .npy file")->required();
 
-  GenerateOptions gen;
+  GenerateCliOptions gen;
   auto* gnr = app.add_subcommand("generate", "generate text with a GGUF model (llama, qwen2, qwen3)");
   gnr->add_option("model", gen.model, "GGUF model file")->required();
   gnr->add_option("--prompt,-p", gen.prompt, "prompt text")->required();

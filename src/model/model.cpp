@@ -99,8 +99,9 @@ void check_options(const ModelOptions& o) {
 }  // namespace
 
 struct Model::Impl {
-  GgufFile file;
-  ModelPlan plan;
+  std::string path;
+  RopeStyle rope_style = RopeStyle::Norm;
+  HParams hp;
   ModelInfo info;
   model::Weights w;
   std::optional<Tokenizer> tok;
@@ -108,7 +109,7 @@ struct Model::Impl {
   Tensor rope_cos, rope_sin;             // (n_ctx, Dk/2) f32: row p serves position p
   size_t pos = 0;
 
-  void upload(const ModelOptions& o);
+  void upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o);
   void build_rope_tables();
   Tensor embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const;
   Tensor linear(const Tensor& x, const QTensor& w, const Tensor& bias) const;
@@ -118,7 +119,7 @@ struct Model::Impl {
   Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
 };
 
-void Model::Impl::upload(const ModelOptions& o) {
+void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o) {
   const Device dev = o.device;
   w.layers.resize(plan.hp.n_layer);
   const size_t total = plan.weight_bytes;
@@ -143,7 +144,6 @@ void Model::Impl::upload(const ModelOptions& o) {
 // Llama 3.1 frequency factor of the pair (rope_freqs.weight) and scaled by the
 // linear factor, for p < n_ctx; computed in double on the host.
 void Model::Impl::build_rope_tables() {
-  const HParams& hp = plan.hp;
   const size_t half = hp.head_dim_k / 2, n_ctx = info.n_ctx;
   std::vector<float> factors(half, 1.0f);
   if (w.rope_freqs.defined()) factors = w.rope_freqs.to_vector<float>();
@@ -185,7 +185,7 @@ Tensor Model::Impl::linear(const Tensor& x, const QTensor& wt, const Tensor& bia
 
 // x (1, H, T, D); cos / sin (T, D/2).
 Tensor Model::Impl::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
-  return plan.arch->rope == RopeStyle::Norm ? nn::rope_i(x, cos, sin) : nn::rope(x, cos, sin);
+  return rope_style == RopeStyle::Norm ? nn::rope_i(x, cos, sin) : nn::rope(x, cos, sin);
 }
 
 // The attention sub-block of layer l for the n tokens at `pos`: their keys and values
@@ -193,7 +193,6 @@ Tensor Model::Impl::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) 
 // released as soon as they are used (prefill activations are the runner's work memory).
 Tensor Model::Impl::attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos,
                                     const Tensor& sin) {
-  const HParams& hp = plan.hp;
   const LayerWeights& L = w.layers[l];
   const size_t h = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
   Tensor a = nn::rms_norm(x, L.attn_norm, hp.rms_eps);
@@ -220,7 +219,7 @@ Tensor Model::Impl::attention_block(const Tensor& x, size_t l, size_t n, const T
 
 // The feed-forward sub-block: ffn_down(silu(ffn_gate(a)) * ffn_up(a)), a = rms_norm(x).
 Tensor Model::Impl::ffn_block(const Tensor& x, const LayerWeights& L) const {
-  Tensor a = nn::rms_norm(x, L.ffn_norm, plan.hp.rms_eps);
+  Tensor a = nn::rms_norm(x, L.ffn_norm, hp.rms_eps);
   Tensor g = qmatmul(a, L.w_gate);
   g = g.silu();
   g = g.mul(qmatmul(a, L.w_up));
@@ -233,12 +232,12 @@ Tensor Model::Impl::ffn_block(const Tensor& x, const LayerWeights& L) const {
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
   const Tensor cos = rope_cos.narrow(0, pos, n), sin = rope_sin.narrow(0, pos, n);
   Tensor x = embed(ids, begin, n);  // (T, E)
-  for (size_t l = 0; l < plan.hp.n_layer; ++l) {
+  for (size_t l = 0; l < hp.n_layer; ++l) {
     x = x.add(attention_block(x, l, n, cos, sin));
     x = x.add(ffn_block(x, w.layers[l]));
   }
   if (!all_logits) x = x.narrow(0, n - 1, 1);
-  x = nn::rms_norm(x, w.output_norm, plan.hp.rms_eps);
+  x = nn::rms_norm(x, w.output_norm, hp.rms_eps);
   return qmatmul(x, w.output.defined() ? w.output : w.token_embd);
 }
 
@@ -257,17 +256,21 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   check_options(options);
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
-  m.file = GgufFile::open(path);
-  m.plan = model::plan_model(m.file);
-  const HParams& hp = m.plan.hp;
+  // The file stays mapped only while loading: the weights are copied to the device.
+  const GgufFile file = GgufFile::open(path);
+  const ModelPlan plan = model::plan_model(file);
+  const HParams& hp = plan.hp;
   const size_t n_ctx = default_ctx(hp, options.ctx);
-  const MemoryBudget b = budget_of(m.plan, options);
+  const MemoryBudget b = budget_of(plan, options);
   check_budget(path, options, b, n_ctx);
-  if (m.file.find("tokenizer.ggml.model")) m.tok = Tokenizer::from_gguf(m.file);
+  if (file.find("tokenizer.ggml.model")) m.tok = Tokenizer::from_gguf(file);
+  m.path = path;
+  m.rope_style = plan.arch->rope;
+  m.hp = hp;
 
   ModelInfo& i = m.info;
-  i.arch = std::string(m.plan.arch->name);
-  i.name = m.plan.name;
+  i.arch = std::string(plan.arch->name);
+  i.name = plan.name;
   i.device = options.device;
   i.n_vocab = hp.n_vocab;
   i.n_embd = hp.n_embd;
@@ -278,12 +281,12 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   i.n_ff = hp.n_ff;
   i.n_ctx_train = hp.n_ctx_train;
   i.n_ctx = n_ctx;
-  i.n_params = m.plan.n_params;
+  i.n_params = plan.n_params;
   i.weight_bytes = b.weights;
   i.kv_cache_bytes = b.kv_cache;
   i.work_bytes = b.work;
 
-  m.upload(options);
+  m.upload(file, plan, options);
   m.build_rope_tables();
   for (size_t l = 0; l < hp.n_layer; ++l) {
     m.k_cache.push_back(Tensor::empty({hp.n_head_kv, n_ctx, hp.head_dim_k}, DType::F16, options.device));
@@ -299,7 +302,7 @@ bool Model::has_tokenizer() const { return impl_->tok.has_value(); }
 const Tokenizer& Model::tokenizer() const {
   if (!impl_->tok) {
     throw_error(ErrorKind::InvalidArgument, "tokenize",
-                fmt::format("{} has no tokenizer (no tokenizer.ggml.* metadata)", impl_->file.path()));
+                fmt::format("{} has no tokenizer (no tokenizer.ggml.* metadata)", impl_->path));
   }
   return *impl_->tok;
 }
