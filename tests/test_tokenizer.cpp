@@ -466,6 +466,66 @@ TEST(Tokenizer, BytePairMergesByRank) {
   EXPECT_EQ(tok.token_type(5), TokenType::Control);
 }
 
+TEST(Tokenizer, SentencePieceWithoutSpacePrefix) {
+  Meta meta = spm_meta();
+  meta.emplace_back("tokenizer.ggml.add_space_prefix", GgufValue(false));
+  const Tokenizer tok = load(meta);
+  EXPECT_EQ(tok.encode("ab", false), (std::vector<int32_t>{7}));
+  EXPECT_EQ(tok.encode("a", false), (std::vector<int32_t>{4}));
+  EXPECT_EQ(tok.decode({3, 7}), " ab");
+}
+
+// Digits under each pre-tokenizer: "1234" with merges 1+2, 12+3, 123+4.
+TEST(Tokenizer, PreTokenizersSplitDigitsTheirOwnWay) {
+  auto digits = [](const std::string& pre) {
+    return load({
+        {"tokenizer.ggml.model", GgufValue("gpt2")},
+        {"tokenizer.ggml.pre", GgufValue(pre)},
+        {"tokenizer.ggml.tokens", strings({"1", "2", "3", "4", "12", "123", "1234"})},
+        {"tokenizer.ggml.merges", strings({"1 2", "12 3", "123 4"})},
+    });
+  };
+  // default: digit runs, then runs of three ASCII digits: "123" "4"
+  EXPECT_EQ(digits("default").encode("1234", false), (std::vector<int32_t>{5, 3}));
+  // GPT-2: one run of digits
+  EXPECT_EQ(digits("gpt-2").encode("1234", false), (std::vector<int32_t>{6}));
+  // Llama 3: up to three digits
+  EXPECT_EQ(digits("llama-bpe").encode("1234", false), (std::vector<int32_t>{5, 3}));
+  // Qwen 2 and SmolLM (StarCoder): every digit alone
+  EXPECT_EQ(digits("qwen2").encode("1234", false), (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(digits("smollm").encode("1234", false), (std::vector<int32_t>{0, 1, 2, 3}));
+  // No pre-tokenizer named: "default".
+  const Tokenizer unnamed = load({
+      {"tokenizer.ggml.model", GgufValue("gpt2")},
+      {"tokenizer.ggml.tokens", strings({"1", "2", "3", "4", "12", "123", "1234"})},
+      {"tokenizer.ggml.merges", strings({"1 2", "12 3", "123 4"})},
+  });
+  EXPECT_EQ(unnamed.pre_tokenizer(), "default");
+  EXPECT_EQ(unnamed.encode("1234", false), (std::vector<int32_t>{5, 3}));
+}
+
+TEST(Tokenizer, SmolLM2SplitsEveryDigit) {
+  // SmolLM's tokenizer (StarCoder's pre-tokenizer) isolates digits.
+  const Tokenizer& tok = vocab("SmolLM2-135M-Instruct.Q4_1.gguf");
+  const auto ids = tok.encode("2024", false);
+  ASSERT_EQ(ids.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(tok.token_to_piece(ids[i]), std::string(1, "2024"[i]));
+}
+
+TEST(Tokenizer, MalformedUtf8IsReadAsLlamaCppReadsIt) {
+  // Byte-level BPE decodes the text first: a byte that starts no character becomes
+  // U+FFFD, an overlong form counts as the character it encodes.
+  const Tokenizer& gpt2 = vocab("ggml-vocab-gpt-2.gguf");
+  EXPECT_EQ(gpt2.encode("a\xFF b", false), gpt2.encode("a\xEF\xBF\xBD b", false));
+  EXPECT_EQ(gpt2.encode("a\xC1\x81 b", false), gpt2.encode("aA b", false));
+  // SentencePiece keeps the raw byte: "\xFF" falls back to <0xFF> (byte tokens are
+  // ids 3 + byte), after the space prefix.
+  const Tokenizer& spm = vocab("ggml-vocab-llama-spm.gguf");
+  EXPECT_EQ(spm.find_token("<0xFF>"), 258);
+  EXPECT_EQ(spm.encode("\xFF", false), (std::vector<int32_t>{29871, 258}));
+  EXPECT_EQ(spm.decode({29871, 258}), "\xFF");
+}
+
 TEST(Tokenizer, AddBosWithoutABosTokenIsAnError) {
   Meta meta = bpe_meta();
   meta.emplace_back("tokenizer.ggml.add_bos_token", GgufValue(true));

@@ -35,6 +35,16 @@ struct BenchOptions {
 // `wick bench`: times the cases that declare bytes or flops.
 int cmd_bench(const BenchOptions& o);
 
+struct TokenizeOptions {
+  std::string model;  // GGUF file with tokenizer.ggml.* metadata
+  std::string text;
+  bool json = false;              // {"ids": [...], "pieces": [...]}
+  bool no_special = false;        // no BOS / EOS (llama.cpp's add_special = false)
+  bool no_parse_special = false;  // control-token text stays text
+};
+// `wick tokenize`: the token ids of a text, on one line (or as JSON).
+int cmd_tokenize(const TokenizeOptions& o);
+
 // Shared by check and bench: the cases of the named families (all when empty);
 // an unknown family name throws InvalidArgument listing the known ones.
 std::vector<size_t> select_cases(const std::vector<std::string>& families);

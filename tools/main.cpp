@@ -3,6 +3,7 @@
 //   wick check [--device D]... [--family F]... [--json] [--verbose] [--list] [--seed N]
 //   wick bench [--device D] [--family F]... [--json] [--min-time S] [--min-repeats N] [--seed N]
 //   wick inspect FILE [--json] | quantize IN OUT --type T | export FILE TENSOR -o OUT   (GGUF, safetensors)
+//   wick tokenize MODEL TEXT [--json] [--no-special] [--no-parse-special]
 //   wick generate MODEL -p PROMPT [-n N] [-d DEVICE] [--chat] [--ctx N] [sampling flags] [--dump-logits OUT]
 //   wick bench-model MODEL [-p N] [-n N] [-d DEVICE] [-r REPS] [--json]
 // Exit status: 0 success, 1 a failed check or a benchmark that could not run, 2 bad usage.
@@ -65,6 +66,15 @@ int main(int argc, char** argv) {
   exp->add_option("tensor", tensor_name, "tensor name")->required();
   exp->add_option("--output,-o", out_file, "output .npy file")->required();
 
+  TokenizeOptions tokenize;
+  auto* tkz = app.add_subcommand("tokenize", "token ids of a text under a GGUF model's tokenizer");
+  tkz->add_option("model", tokenize.model, "GGUF file (a vocab-only file is enough)")->required();
+  tkz->add_option("text", tokenize.text, "text to tokenize")->required();
+  tkz->add_flag("--json", tokenize.json, "ids and their pieces as JSON");
+  tkz->add_flag("--no-special", tokenize.no_special, "add no BOS / EOS");
+  tkz->add_flag("--no-parse-special", tokenize.no_parse_special,
+                "control tokens written in the text stay text");
+
   GenerateCliOptions gen;
   auto* gnr = app.add_subcommand("generate", "generate text with a GGUF model (llama, qwen2, qwen3)");
   gnr->add_option("model", gen.model, "GGUF model file")->required();
@@ -108,6 +118,7 @@ int main(int argc, char** argv) {
     if (inspect->parsed()) return cmd_inspect(in_file, inspect_json);
     if (quantize->parsed()) return cmd_quantize(in_file, out_file, qtype);
     if (exp->parsed()) return cmd_export(in_file, tensor_name, out_file);
+    if (tkz->parsed()) return cmd_tokenize(tokenize);
     if (gnr->parsed()) return cmd_generate(gen);
     if (bmd->parsed()) return cmd_bench_model(bm);
   } catch (const wick::Error& e) {

@@ -53,13 +53,8 @@ std::vector<tok::Fragment> Tokenizer::Impl::partition(std::string_view text, boo
 }
 
 int32_t Tokenizer::Impl::byte_token(uint8_t byte) const {
-  int32_t id = -1;
-  if (model == Model::SentencePiece) {
-    id = find(fmt::format("<0x{:02X}>", byte));
-    if (id < 0) id = find(std::string(1, char(byte)));
-  } else {
-    id = find(tok::byte_to_unicode()[byte]);
-  }
+  int32_t id = find(fmt::format("<0x{:02X}>", byte));
+  if (id < 0) id = find(std::string(1, char(byte)));
   if (id < 0)
     throw_error(ErrorKind::Format, "tokenizer",
                 fmt::format("the vocab has no token for byte 0x{:02X}", byte));
@@ -89,6 +84,16 @@ std::vector<Symbol> utf8_symbols(std::string_view text) {
   return syms;
 }
 
+// Joins symbol `left` with the one after it, which leaves the chain (its size becomes 0).
+void merge_with_next(std::vector<Symbol>& syms, int left) {
+  Symbol& l = syms[size_t(left)];
+  Symbol& r = syms[size_t(l.next)];
+  l.n += r.n;
+  r.n = 0;
+  l.next = r.next;
+  if (r.next >= 0) syms[size_t(r.next)].prev = left;
+}
+
 struct SpmBigram {
   struct Less {
     bool operator()(const SpmBigram& l, const SpmBigram& r) const {
@@ -114,10 +119,7 @@ class SpmSession {
       Symbol& l = syms_[size_t(b.left)];
       Symbol& r = syms_[size_t(b.right)];
       if (l.n == 0 || r.n == 0 || l.n + r.n != b.size) continue;
-      l.n += r.n;
-      r.n = 0;
-      l.next = r.next;
-      if (r.next >= 0) syms_[size_t(r.next)].prev = b.left;
+      merge_with_next(syms_, b.left);
       try_add_bigram(l.prev, b.left);
       try_add_bigram(b.left, l.next);
     }
@@ -192,10 +194,7 @@ class BpeSession {
           std::string_view(l.text, l.n) != std::string_view(b.text).substr(0, l.n) ||
           std::string_view(r.text, r.n) != std::string_view(b.text).substr(l.n))
         continue;  // outdated
-      l.n += r.n;
-      r.n = 0;
-      l.next = r.next;
-      if (r.next >= 0) syms_[size_t(r.next)].prev = b.left;
+      merge_with_next(syms_, b.left);
       add_bigram(l.prev, b.left);
       add_bigram(b.left, l.next);
     }

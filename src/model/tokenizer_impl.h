@@ -29,9 +29,11 @@ enum Attr : uint32_t {
   kAttrRstrip = 1u << 8,
 };
 
+// Transparent (lookups by string_view). Not noexcept on purpose: libstdc++ then caches
+// each node's hash, so a probe does not rehash the strings it walks past.
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 template <class V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
@@ -82,6 +84,7 @@ struct Tokenizer::Impl {
   std::vector<tok::Fragment> partition(std::string_view text, bool parse_special) const;
   void encode_spm(const std::string& text, std::vector<int32_t>& out) const;
   void encode_bpe(std::string_view text, std::vector<int32_t>& out) const;
+  // SentencePiece's byte fallback: <0xNN>, else the byte itself as a token.
   int32_t byte_token(uint8_t byte) const;
 
   // tokenizer_decode.cpp
