@@ -3,10 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -28,7 +31,8 @@ StoragePtr CpuDevice::from_host(const void* data, size_t n, DType dtype) {
   if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
   return s;
 }
-StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed, uint64_t offset) {
+StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
+                                   uint64_t offset) {
   return cpu_rand_uniform(n, dtype, lo, up, seed, offset);
 }
 StoragePtr CpuDevice::rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
@@ -120,6 +124,17 @@ class HostBlockCache {
   size_t cached_ = 0, in_use_ = 0, peak_ = 0;
 };
 
+// MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read.
+size_t available_host_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  unsigned long long kib = 0;
+  while (std::getline(in, line)) {
+    if (std::sscanf(line.c_str(), "MemAvailable: %llu kB", &kib) == 1) return size_t(kib) * 1024;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cpu::max_threads() {
@@ -136,7 +151,11 @@ DeviceInfo CpuDevice::info() const {
   return i;
 }
 
-MemoryStats CpuDevice::memory_stats() const { return HostBlockCache::get().stats(); }
+MemoryStats CpuDevice::memory_stats() const {
+  MemoryStats s = HostBlockCache::get().stats();
+  s.free = available_host_memory();
+  return s;
+}
 
 BackendDevice& cpu_backend_device() {
   static CpuDevice dev;

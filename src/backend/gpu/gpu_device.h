@@ -118,7 +118,7 @@ class GpuDevice final : public BackendDevice {
   void synchronize() override;
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
-  MemoryStats memory_stats() const override { return allocator_.stats(); }
+  MemoryStats memory_stats() const override;
 
   int ordinal() const { return local_; }
   gpuStream_t stream() const { return stream_; }
