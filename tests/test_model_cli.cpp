@@ -1,6 +1,5 @@
-// `wick generate` and `wick bench-model` through the built binary (beside this test
-// executable), on SmolLM2-135M-Instruct Q4_1 from the fetch_test_data fixture and on
-// tiny files written here.
+// `wick generate` and `wick bench-model` through the built binary, on SmolLM2-135M-Instruct Q4_1 from the
+// fetch_test_data fixture and on tiny files written here.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_run.h"
 #include "model_test_util.h"
 #include "wick/io.h"
 #include "wick/tokenizer.h"
@@ -23,29 +23,9 @@ namespace fs = std::filesystem;
 
 const std::string kModel = std::string(WICK_TEST_DATA_DIR) + "/SmolLM2-135M-Instruct.Q4_1.gguf";
 
-struct CliRun {
-  int status = -1;
-  std::string out, err;
-};
+using test::CliRun;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-CliRun run(const std::string& args) {
-  const fs::path bin = fs::read_symlink("/proc/self/exe").parent_path() / "wick";
-  const fs::path tmp = fs::temp_directory_path() / ("wick_model_cli_" + std::to_string(::getpid()));
-  const std::string line =
-      "'" + bin.string() + "' " + args + " > '" + tmp.string() + ".out' 2> '" + tmp.string() + ".err'";
-  const int rc = std::system(line.c_str());
-  CliRun r{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(tmp.string() + ".out"), slurp(tmp.string() + ".err")};
-  fs::remove(tmp.string() + ".out");
-  fs::remove(tmp.string() + ".err");
-  return r;
-}
+CliRun run(const std::string& args) { return test::run_cli_split(args); }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
