@@ -4,6 +4,7 @@
 // float operations in ggml's order; dot products sum integers per sub-block.
 #include <algorithm>
 
+#include "backend/common/kquant_scales.h"
 #include "backend/cpu/quants.h"
 
 namespace wick::quant {
@@ -175,24 +176,6 @@ float make_qkx2_quants(int n, int nmax, const float* x, const float* weights, ui
   return scale;
 }
 
-// 6-bit scale and min j (0..7) of Q4_K / Q5_K's 12-byte packing.
-inline void get_scale_min_k4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = uint8_t((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
-  }
-}
-
-// 6-bit signed scale j (0..15) of Q3_K's 12-byte packing, minus the bias of 32.
-inline int q3k_scale(const uint8_t* s, int j) {
-  int lo = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
-  int hi = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
-  return (lo | hi << 4) - 32;
-}
-
 // Packs 256 2-bit values: byte qs[32h + l] holds elements 128h + l + 32g at bits 2g.
 void pack_2bit(const uint8_t* L, uint8_t* qs) {
   for (int j = 0; j < kQK_K; j += 128) {
@@ -248,7 +231,7 @@ void quantize_k4_common(const float* x, uint8_t* scales_out, uint16_t& d_out, ui
   dmin_out = f2h(max_min / 63.f);
   for (int j = 0; j < kQK_K / 32; ++j) {
     uint8_t sc, m;
-    get_scale_min_k4(j, scales_out, sc, m);
+    scale_min_k4(j, scales_out, sc, m);
     const float d = h2f(d_out) * sc;
     if (!d) continue;
     const float dm = h2f(dmin_out) * m;
@@ -523,7 +506,7 @@ void dequantize_q4_k(const BlockQ4_K* x, float* y, size_t n) {
     const float d = h2f(x[i].d), mn = h2f(x[i].dmin);
     for (int s = 0; s < 8; ++s) {
       uint8_t sc, m;
-      get_scale_min_k4(s, x[i].scales, sc, m);
+      scale_min_k4(s, x[i].scales, sc, m);
       const float d1 = d * sc, m1 = mn * m;
       for (int l = 0; l < 32; ++l) y[32 * s + l] = d1 * float(k4_nibble(x[i].qs, 32 * s + l)) - m1;
     }
@@ -535,7 +518,7 @@ void dequantize_q5_k(const BlockQ5_K* x, float* y, size_t n) {
     const float d = h2f(x[i].d), mn = h2f(x[i].dmin);
     for (int s = 0; s < 8; ++s) {
       uint8_t sc, m;
-      get_scale_min_k4(s, x[i].scales, sc, m);
+      scale_min_k4(s, x[i].scales, sc, m);
       const float d1 = d * sc, m1 = mn * m;
       for (int l = 0; l < 32; ++l) y[32 * s + l] = d1 * float(q5k_value(x[i], 32 * s + l)) - m1;
     }
@@ -645,7 +628,7 @@ void vec_dot_k4(size_t n, const Block* x, const BlockQ8_K* y, size_t ny, float* 
             }
           }
         }
-        for (int j = 0; j < 8; ++j) get_scale_min_k4(j, x[i].scales, sc[j], mn[j]);
+        for (int j = 0; j < 8; ++j) scale_min_k4(j, x[i].scales, sc[j], mn[j]);
       },
       [&](size_t i, const BlockQ8_K& b) {
         int isum = 0, summs = 0;
