@@ -135,10 +135,7 @@ TEST(GpuRandom, NormalStreamsMatchTheCpuWithinTwoUlpBelowF64) {
   for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
     auto g = storage_values(backend_device(kGpu).rand_normal(n, dt, 1.0, 2.0, 9, 3), n, dt);
     auto c = storage_values(cpu_backend_device().rand_normal(n, dt, 1.0, 2.0, 9, 3), n, dt);
-    const double eps = dt == DType::F16    ? 0x1p-10
-                       : dt == DType::BF16 ? 0x1p-7
-                       : dt == DType::F32  ? 0x1p-23
-                                           : 0x1p-52;
+    const double eps = check::float_epsilon(dt);
     const double ulps = dt == DType::F64 ? 8.0 : 2.0;
     double mean = 0;
     for (size_t i = 0; i < n; ++i) {

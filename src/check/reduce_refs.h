@@ -18,6 +18,14 @@ namespace wick::refs {
 
 using Values = std::vector<double>;
 
+// The bound of a float sum of `len` terms of magnitude <= `mag`: f32 (f64) accumulation error on top of
+// one rounding to the dtype; `sides` = 2 when two accumulating implementations are compared.
+inline check::Tolerance sum_tolerance(DType dt, size_t len, double mag, double sides = 1) {
+  if (!is_float(dt)) return check::Tolerance::exact_match();
+  const double acc_eps = check::float_epsilon(dt == DType::F64 ? DType::F64 : DType::F32);
+  return check::Tolerance::close(sides * 4 * acc_eps * double(len) * mag, sides * check::float_epsilon(dt));
+}
+
 // Seeded parity inputs: [-2, 2) for floats; integer ranges whose sums (and sums of a few thousand of
 // them) stay exact in f64.
 inline Values seeded_values(DType dt, size_t n, uint64_t seed) {
