@@ -70,6 +70,10 @@ inline size_t flat(const std::vector<size_t>& c, const std::vector<size_t>& dims
   return i;
 }
 
+// A ReduceOp missing from the switch below is an error: an op added to wick/op_table.h
+// needs its reference here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 // The keepdim reduction of `v` (dims `dims`) over the sorted dims `red`. Each output visits its
 // elements in row-major order of the reduced dims, so "first" is the first one visited:
 //   Sum      exact f64 sum (the caller rounds or wraps to the dtype)
@@ -127,6 +131,7 @@ inline Values reduce(ReduceOp op, const Values& v, const std::vector<size_t>& di
   }
   return out;
 }
+#pragma GCC diagnostic pop
 
 // Inclusive running sums along `dim`, each passed through `round` (to the dtype) as it is stored.
 inline Values cumsum(const Values& v, const std::vector<size_t>& dims, size_t dim,
