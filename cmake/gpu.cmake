@@ -18,7 +18,7 @@ file(GLOB WICK_GPU_HOST_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/*.cpp)
 file(GLOB WICK_GPU_KERNEL_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/kernels/*.cu ${WICK_GPU_DIR}/kernels/*/*.cu)
 # f32/f64 results must match the CPU bit for bit where the math is exact (affine,
 # binary): no contraction of a*b+c into fma.
-set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${PROJECT_SOURCE_DIR}/src)
+set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/include)
 
 # wick_gpu_images(<vendor> <ext> <archs> <out_var> <compile command prefix...>):
 # one image per kernel file (its headers tracked through the compiler's depfile),

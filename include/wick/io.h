@@ -20,6 +20,10 @@
 
 namespace wick {
 
+namespace io {
+struct Mapping;  // src/io/file.h: a file's mapped bytes or a private copy of a buffer
+}
+
 // ---- GGUF -------------------------------------------------------------------------
 
 // Metadata value types; the numbering is the file's (gguf_type).
@@ -123,6 +127,8 @@ class GgufFile {
   uint64_t data_offset_ = 0;
   std::vector<std::pair<std::string, GgufValue>> kv_;
   std::vector<GgufTensorInfo> tensors_;
+  // Takes ownership of the image `m` (named `path` in messages) and parses it.
+  static GgufFile load(io::Mapping m, const std::string& path);
   void parse_image();
 };
 
@@ -176,6 +182,8 @@ class SafetensorsFile {
   uint64_t data_start_ = 0;
   std::map<std::string, std::string> metadata_;
   std::vector<SafetensorsInfo> tensors_;
+  // Takes ownership of the image `m` (named `path` in messages) and parses it.
+  static SafetensorsFile load(io::Mapping m, const std::string& path);
   void parse_image();
 };
 

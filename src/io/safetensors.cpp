@@ -65,24 +65,18 @@ const char* dtype_tag(DType d) {
 
 }  // namespace
 
-SafetensorsFile SafetensorsFile::open(const std::string& path) {
-  io::Mapping m = io::map_file(path, kOp);
+SafetensorsFile SafetensorsFile::open(const std::string& path) { return load(io::map_file(path, kOp), path); }
+
+SafetensorsFile SafetensorsFile::parse(const void* data, size_t size, const std::string& name) {
+  return load(io::copy_buffer(data, size), name);
+}
+
+SafetensorsFile SafetensorsFile::load(io::Mapping m, const std::string& path) {
   SafetensorsFile f;
   f.path_ = path;
   f.base_ = m.data;
   f.size_ = m.size;
-  f.holder_ = m.holder;
-  f.parse_image();
-  return f;
-}
-
-SafetensorsFile SafetensorsFile::parse(const void* data, size_t size, const std::string& name) {
-  io::Mapping m = io::copy_buffer(data, size);
-  SafetensorsFile f;
-  f.path_ = name;
-  f.base_ = m.data;
-  f.size_ = m.size;
-  f.holder_ = m.holder;
+  f.holder_ = std::move(m.holder);
   f.parse_image();
   return f;
 }

@@ -45,7 +45,7 @@ namespace {
 // Large host blocks are kept for reuse: glibc hands blocks above 32 MiB to mmap and
 // returns them on free, so without a cache every large op output is faulted in page
 // by page (measured: a 256 MiB f32 copy ran at 3.7 GB/s on the development VM,
-// bench/results/cpu-2026-11-21-idle.md). Blocks of at least kMinCached bytes are
+// docs/PERFORMANCE.md). Blocks of at least kMinCached bytes are
 // rounded to a size class (four per power of two, at most 25% above the request) and
 // kept on free lists up to a total of options().cpu_cache_bytes (default 1 GiB; 0:
 // no cache); an allocation that fails frees the cached blocks and retries once.

@@ -13,30 +13,44 @@ namespace {
 
 constexpr float kGroupMaxEps = 1e-15f;
 
-// Scale for n values quantized symmetrically to [-nmax, nmax-1] (stored +nmax),
-// weighted least squares over 19 candidate scales (rmse_type 1: weight x^2).
-float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
+// The first pass of the symmetric quantizers: levels l = round(-nmax / max * x[i])
+// clamped to [-nmax, nmax-1], stored as L[i] = l + bias, and their weighted sums
+// (weights x^2). False, with L zeroed, for a group of values all near zero.
+struct SymmetricStart {
+  float max, sumlx, suml2;
+};
+bool symmetric_start(int n, int nmax, const float* x, int8_t* L, int bias, SymmetricStart& st) {
   float amax;
-  const float max = signed_absmax(x, n, amax);
+  st.max = signed_absmax(x, n, amax);
   if (amax < kGroupMaxEps) {
     for (int i = 0; i < n; ++i) L[i] = 0;
-    return 0.f;
+    return false;
   }
-  float iscale = -nmax / max;
-  float sumlx = 0, suml2 = 0;
+  const float iscale = -nmax / st.max;
+  st.sumlx = st.suml2 = 0;
   for (int i = 0; i < n; ++i) {
     int l = nearest_int(iscale * x[i]);
     l = std::max(-nmax, std::min(nmax - 1, l));
-    L[i] = int8_t(l + nmax);
+    L[i] = int8_t(l + bias);
     float w = x[i] * x[i];
-    sumlx += w * x[i] * l;
-    suml2 += w * l * l;
+    st.sumlx += w * x[i] * l;
+    st.suml2 += w * l * l;
   }
+  return true;
+}
+
+// Scale for n values quantized symmetrically to [-nmax, nmax-1] (stored +nmax),
+// weighted least squares over 19 candidate scales (rmse_type 1: weight x^2).
+float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
+  SymmetricStart st;
+  if (!symmetric_start(n, nmax, x, L, nmax, st)) return 0.f;
+  const float max = st.max;
+  float sumlx = st.sumlx, suml2 = st.suml2;
   float scale = suml2 ? sumlx / suml2 : 0.0f;
   float best = scale * sumlx;
   for (int is = -9; is <= 9; ++is) {
     if (is == 0) continue;
-    iscale = -(nmax + 0.1f * is) / max;
+    const float iscale = -(nmax + 0.1f * is) / max;
     sumlx = suml2 = 0;
     for (int i = 0; i < n; ++i) {
       int l = nearest_int(iscale * x[i]);
@@ -60,22 +74,9 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
 // Q3_K's sub-block scale: start from -nmax/max, then coordinate descent on the
 // weighted error (weights x^2), up to 5 passes.
 float make_q3_quants(int n, int nmax, const float* x, int8_t* L) {
-  float amax;
-  const float max = signed_absmax(x, n, amax);
-  if (amax < kGroupMaxEps) {
-    for (int i = 0; i < n; ++i) L[i] = 0;
-    return 0.f;
-  }
-  float iscale = -nmax / max;
-  float sumlx = 0, suml2 = 0;
-  for (int i = 0; i < n; ++i) {
-    int l = nearest_int(iscale * x[i]);
-    l = std::max(-nmax, std::min(nmax - 1, l));
-    L[i] = int8_t(l);
-    float w = x[i] * x[i];
-    sumlx += w * x[i] * l;
-    suml2 += w * l * l;
-  }
+  SymmetricStart st;
+  if (!symmetric_start(n, nmax, x, L, 0, st)) return 0.f;
+  float sumlx = st.sumlx, suml2 = st.suml2;
   for (int itry = 0; itry < 5; ++itry) {
     int n_changed = 0;
     for (int i = 0; i < n; ++i) {
