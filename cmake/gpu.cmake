@@ -57,12 +57,19 @@ function(wick_gpu_images vendor ext archs_string out_var)
   set(${out_var} ${cpp} PARENT_SCOPE)
 endfunction()
 
+# A module lands beside libwick.so, in the build tree and where it is installed: the
+# registry looks for it there (src/backend/registry.cpp). Its install RPATH keeps the
+# vendor's library folders it was linked against (cuBLAS, libamdhip64).
 function(wick_gpu_module target)
-  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
-                                             CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}
+                                             CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+                                             INSTALL_RPATH_USE_LINK_PATH ON)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${target} PRIVATE wick fmt::fmt)
   target_compile_options(${target} PRIVATE ${WICK_WARNINGS})
+  if(WICK_INSTALL)
+    install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+  endif()
 endfunction()
 
 # ---- CUDA ----------------------------------------------------------------------------

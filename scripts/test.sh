@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the Release build (tests and benchmarks) under ctest,
-# then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), then
-# compile-and-link checks of the GPU backends for each toolchain present (nvcc:
-# WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
+# then wick used as a dependency (tests/consumer/run.sh: that build installed to a
+# prefix, a program built against it through find_package, pkg-config and
+# add_subdirectory), then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan,
+# zero reports), then compile-and-link checks of the GPU backends for each toolchain
+# present (nvcc: WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
 # Between them, the libFuzzer targets of the file parsers (scripts/fuzz.sh, clang) run
 # for a bounded time each.
 #   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1, WICK_SKIP_FUZZ=1,
@@ -23,6 +25,8 @@ cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=
 cmake --build build-test -j "$jobs"
 step "release ctest"
 (cd build-test && ctest --output-on-failure -j 2)
+step "wick as a dependency: install, find_package, pkg-config, add_subdirectory"
+bash tests/consumer/run.sh build-test
 
 if [ "${WICK_SKIP_SANITIZE:-0}" != 1 ]; then
   step "sanitizer build and ctest"
