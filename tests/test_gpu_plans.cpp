@@ -1,4 +1,4 @@
-// The GPU backend's launch plans, evaluated on the CPU: the
+// The GPU backend's launch plans and its code-object check, evaluated on the CPU: the
 // plans are plain C++ (launch_plan.h, quantized_plan.h) taking the device's wave size,
 // so they run here for a simulated 32-lane device (NVIDIA, RDNA) and a 64-lane one
 // (CDNA: MI300). Expected values are worked out by hand from each plan's rule, with
@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "backend/gpu/arch_support.h"
 #include "backend/gpu/launch_plan.h"
 #include "backend/gpu/quantized_plan.h"
 
@@ -169,6 +170,38 @@ TEST(GpuPlans, WideMatVecBlocksAreWholeWavesOfWholeTeams) {
         EXPECT_EQ(size_t(p.blocks) * p.threads, size_t(100) * qplan::kWideThreads);
       }
   }
+}
+
+// ---- code objects -------------------------------------------------------------------
+
+TEST(GpuArchSupport, RocmTargetDropsTheFeatureFlags) {
+  EXPECT_EQ(wick::gpu::rocm_target("gfx90a:sramecc+:xnack-"), "gfx90a");
+  EXPECT_EQ(wick::gpu::rocm_target("gfx1100"), "gfx1100");
+}
+
+TEST(GpuArchSupport, RocmServesOnlyTheTargetsBuilt) {
+  const std::string built = "gfx90a;gfx942;gfx1030;gfx1100;gfx1151";
+  for (const char* t : {"gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1151"})
+    EXPECT_EQ(wick::gpu::rocm_missing_target(t, built), "") << t;
+  // A target with a built one as its prefix is not that target.
+  EXPECT_NE(wick::gpu::rocm_missing_target("gfx90", "gfx90a"), "");
+  EXPECT_NE(wick::gpu::rocm_missing_target("gfx11", built), "");
+}
+
+TEST(GpuArchSupport, RocmNamesTheMissingTargetAndHowToBuildIt) {
+  EXPECT_EQ(wick::gpu::rocm_missing_target("gfx1101", "gfx906;gfx908;gfx90a;gfx1030"),
+            "no code object for gfx1101 (built for gfx906;gfx908;gfx90a;gfx1030); build libwick-rocm.so with "
+            "gfx1101 in WICK_ROCM_ARCHS (README: Building for another AMD target)");
+}
+
+TEST(GpuArchSupport, CudaRunsFromTheLowestArchUp) {
+  EXPECT_EQ(wick::gpu::cuda_missing_target(90, "80;90"), "");
+  EXPECT_EQ(wick::gpu::cuda_missing_target(86, "80;90"), "");  // sm_80 SASS
+  EXPECT_EQ(wick::gpu::cuda_missing_target(120, "90"), "");    // compute_90 PTX
+  EXPECT_EQ(
+      wick::gpu::cuda_missing_target(75, "80;90"),
+      "no code object for sm_75 (built for sm 80;90); build libwick-cuda.so with 75 in WICK_CUDA_ARCHS");
+  EXPECT_NE(wick::gpu::cuda_missing_target(89, "90"), "");
 }
 
 }  // namespace
