@@ -77,6 +77,13 @@ Tensor Tensor::binary(BinaryOp op, const Tensor& rhs) const {
     throw_error(ErrorKind::InvalidArgument, "binary", fmt::format("unknown binary op {}", int(op)));
   }
   const char* name = binary_op_name(op).data();
+  // Same dims (the common case): no broadcast layouts to build.
+  if (defined() && rhs.defined() && dims() == rhs.dims() && dtype_ == rhs.dtype() &&
+      device_ == rhs.device()) {
+    if (elem_count() == 0) return empty_like(shape(), dtype_, *this);
+    auto s = storage_->binary(op, front::storage_of(rhs), layout_, rhs.layout());
+    return result(std::move(s), shape(), dtype_, *this);
+  }
   Shape out = check_binary(name, *this, rhs);
   if (out.elem_count() == 0) return empty_like(out, dtype_, *this);
   auto s =

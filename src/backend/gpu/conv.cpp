@@ -87,8 +87,9 @@ StoragePtr conv_forward(const char* op, const GpuStorage& x, const Layout& l, co
     size_t nb = std::min(chunk, batch - b0);
     void* colp = col.get();
     void* args[] = {&g, &b0, &nb, &xp, &colp};
-    dev.launch(kname("im2col", dt), Module::Conv,
-               dim3(unsigned(std::min<size_t>(nb * kk * groups, kMaxRows))), dim3(im2col_block), args);
+    static const DTypeKernels im2col(Module::Conv, "im2col");
+    dev.launch(im2col[dt], dim3(unsigned(std::min<size_t>(nb * kk * groups, kMaxRows))), dim3(im2col_block),
+               args);
     for (size_t grp = 0; grp < groups; ++grp) {
       gemm(dev, dt, dt, false, false, cout_g, npix, kk, w + grp * cout_g * kk * es, kk, 0,
            static_cast<const char*>(colp) + grp * kk * npix * es, npix, per_batch,
@@ -122,8 +123,8 @@ StoragePtr conv_transposed(const char* op, const GpuStorage& x, const Layout& l,
          g.c_in * hw, colp, hw, per_batch, nb);
     void* o = static_cast<char*>(out->raw()) + b0 * g.c_out * npix * es;
     void* args[] = {&g, &nb, &colp, &o};
-    dev.launch(kname("col2im", dt), Module::Conv, dim3(dev.grid_for(nb * g.c_out * npix)),
-               dim3(dev.block_size()), args);
+    static const DTypeKernels col2im(Module::Conv, "col2im");
+    dev.launch(col2im[dt], dim3(dev.grid_for(nb * g.c_out * npix)), dim3(dev.block_size()), args);
   }
   return out;
 }
@@ -168,8 +169,8 @@ StoragePtr GpuStorage::pool2d(PoolOp op, const Layout& l, std::array<size_t, 2> 
   void* o = out->raw();
   size_t kh = kernel[0], kw = kernel[1], sh = stride[0], sw = stride[1];
   void* args[] = {&n, &pl, &oh, &ow, &kh, &kw, &sh, &sw, &x, &o};
-  dev_.launch(kname(op == PoolOp::Avg ? "avg_pool2d" : "max_pool2d", dtype_), Module::Conv,
-              dim3(dev_.grid_for(n)), dim3(dev_.block_size()), args);
+  static const DTypeKernels avg(Module::Conv, "avg_pool2d"), max(Module::Conv, "max_pool2d");
+  dev_.launch((op == PoolOp::Avg ? avg : max)[dtype_], dim3(dev_.grid_for(n)), dim3(dev_.block_size()), args);
   return out;
 }
 
@@ -185,8 +186,8 @@ StoragePtr upsample_nearest(const GpuStorage& s, const Layout& l, size_t ih, siz
   const void* x = s.at(l.start_offset());
   void* o = out->raw();
   void* args[] = {&n, &pl, &ih, &iw, &oh, &ow, &x, &o};
-  s.dev().launch(kname("upsample_nearest", s.dtype()), Module::Conv, dim3(s.dev().grid_for(n)),
-                 dim3(s.dev().block_size()), args);
+  static const DTypeKernels k(Module::Conv, "upsample_nearest");
+  s.dev().launch(k[s.dtype()], dim3(s.dev().grid_for(n)), dim3(s.dev().block_size()), args);
   return out;
 }
 
@@ -211,8 +212,8 @@ StoragePtr GpuStorage::upsample_bilinear2d(const Layout& l, const BilinearParams
   size_t ih = d[2], iw = d[3], oh = p.out_h, ow = p.out_w, align = p.align_corners ? 1 : 0;
   double sh = p.scale_h.value_or(0.0), sw = p.scale_w.value_or(0.0);
   void* args[] = {&n, &pl, &ih, &iw, &oh, &ow, &align, &sh, &sw, &x, &o};
-  dev_.launch(kname("upsample_bilinear", dtype_), Module::Conv, dim3(dev_.grid_for(n)),
-              dim3(dev_.block_size()), args);
+  static const DTypeKernels k(Module::Conv, "upsample_bilinear");
+  dev_.launch(k[dtype_], dim3(dev_.grid_for(n)), dim3(dev_.block_size()), args);
   return out;
 }
 

@@ -35,8 +35,8 @@ StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &y};
-  dev_.launch(kname(log ? "log_softmax" : "softmax", dtype_), Module::Nn, dim3(row_grid(rows)),
-              dim3(row_block(dev_, cols)), args);
+  static const DTypeKernels softmax(Module::Nn, "softmax"), log_softmax(Module::Nn, "log_softmax");
+  dev_.launch((log ? log_softmax : softmax)[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
 
@@ -51,7 +51,8 @@ StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &a, &y, &eps};
-  dev_.launch(kname("rms_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
+  static const DTypeKernels k(Module::Nn, "rms_norm");
+  dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
 
@@ -67,8 +68,8 @@ StoragePtr GpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, 
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &a, &b, &y, &eps};
-  dev_.launch(kname("layer_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)),
-              args);
+  static const DTypeKernels k(Module::Nn, "layer_norm");
+  dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
 
@@ -89,7 +90,8 @@ StoragePtr GpuStorage::rope(RopeKind kind, const Layout& l, const BackendStorage
   void* y = out->raw();
   size_t k = kind == RopeKind::HalfSplit ? 0 : kind == RopeKind::Interleaved ? 1 : 2;
   void* args[] = {&k, &n, &h, &t, &dd, &batch_stride, &x, &c, &s, &y};
-  dev_.launch(kname("rope", dtype_), Module::Nn, dim3(dev_.grid_for(n / 2)), dim3(dev_.block_size()), args);
+  static const DTypeKernels kernels(Module::Nn, "rope");
+  dev_.launch(kernels[dtype_], dim3(dev_.grid_for(n / 2)), dim3(dev_.block_size()), args);
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "backend/gpu/gpu_ops.h"
 
@@ -56,8 +58,12 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
   void* args[] = {&n_out, &e, &nk, &nr, &info_ptr, &x, &o, &tpr};
   const size_t rpb = plan::reduce::kBlock / tpr;
   const size_t blocks = std::min<size_t>((n_out + rpb - 1) / rpb, size_t(1) << 20);
-  dev_.launch(kname(reduce_op_name(op), dtype_), Module::Reduce, dim3(unsigned(blocks)),
-              dim3(plan::reduce::kBlock), args);
+  static const auto kernels = [] {
+    std::array<std::optional<DTypeKernels>, kNumReduceOps> k;
+    for (size_t o = 0; o < kNumReduceOps; ++o) k[o].emplace(Module::Reduce, kReduceOpNames[o]);
+    return k;
+  }();
+  dev_.launch((*kernels[size_t(op)])[dtype_], dim3(unsigned(blocks)), dim3(plan::reduce::kBlock), args);
   return out;
 }
 
@@ -75,8 +81,8 @@ StoragePtr GpuStorage::cumsum(const Layout& l, size_t dim) const {
   void* args[] = {&outer, &len, &inner, &x, &o};
   const unsigned block = 256;
   const size_t blocks = inner > 1 ? (outer * inner + block - 1) / block : outer;
-  dev_.launch(kname("cumsum", dtype_), Module::Reduce,
-              dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(block), args);
+  static const DTypeKernels cumsum(Module::Reduce, "cumsum");
+  dev_.launch(cumsum[dtype_], dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(block), args);
   return out;
 }
 
