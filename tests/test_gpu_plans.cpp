@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "backend/gpu/arch_support.h"
 #include "backend/gpu/launch_plan.h"
@@ -52,6 +53,15 @@ TEST(GpuPlans, RowBlockFitsTheBlockReductionForEitherWave) {
       }
     }
   }
+}
+
+// ---- ATTENTION ----------------------------------------------------------------------
+
+TEST(GpuPlans, AttentionCombineBlockIsWholeWavesCoveringTheRow) {
+  // dv rounded up to a power of two, at least 64 (whole waves of either size), at most 256.
+  const std::pair<size_t, unsigned> cases[] = {{1, 64},    {12, 64},   {64, 64},   {65, 128},
+                                               {128, 128}, {129, 256}, {256, 256}, {1000, 256}};
+  for (const auto& [dv, want] : cases) EXPECT_EQ(plan::attention::combine_block(dv), want) << dv;
 }
 
 // ---- REDUCE -------------------------------------------------------------------------

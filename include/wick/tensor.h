@@ -214,10 +214,28 @@ Tensor rope_thd(const Tensor& x, const Tensor& cos, const Tensor& sin);
 // reads key/value head h / (H / Hkv) (grouped-query attention). k and v may hold another
 // float dtype than q (an f16 cache); they are read as q's dtype. causal: query i sits at
 // position S - T + i and sees keys 0 .. S - T + i (needs S >= T). Returns (B, H, T, Dv).
-// The scores are computed for a range of queries at a time, at most kAttentionScoreBlock
-// of them (B * H * rows * S) at once, which bounds the memory the op takes.
+// Any layouts (a narrowed cache needs no copy). Where a backend materializes the scores
+// (a GPU with many queries), it does so for a range of queries at a time, at most
+// kAttentionScoreBlock of them (B * H * rows * S) at once, which bounds the memory the op
+// takes; few queries (decoding) run as one fused pass over the keys.
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal);
-inline constexpr size_t kAttentionScoreBlock = size_t(1) << 19;
+inline constexpr size_t kAttentionScoreBlock = size_t(1) << 22;
+// silu(gate) * up, elementwise (the gate of a SwiGLU feed-forward): same shape and dtype,
+// a float dtype, any layouts.
+Tensor swiglu(const Tensor& gate, const Tensor& up);
+// The residual add and RMS norm of a pre-norm block in one pass: {x + r, rms_norm(x + r,
+// alpha, eps)}, x and r of one shape and float dtype (alpha as rms_norm's). The sum is
+// rounded to the dtype before it is normalized, as add then rms_norm do.
+std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& alpha, float eps);
+// One attention layer's rotary embedding and KV-cache write in one pass. q (B, T, H, D),
+// k (B, T, Hkv, D), v (B, T, Hkv, Dv) of one float dtype (any layouts); cos/sin (T', D/2)
+// of that dtype with T' >= T, row t for token t; kind HalfSplit (rope's pairs) or
+// Interleaved (rope_i's). Returns rope(q) as (B, H, T, D), and writes rope(k) and v,
+// converted to the caches' dtypes, to rows [pos, pos + T) of k_cache (B, Hkv, S, D) and
+// v_cache (B, Hkv, S, Dv) (contiguous, float dtypes). Rotations are computed in f64 and
+// rounded once to each output's dtype.
+Tensor rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos, const Tensor& sin,
+                     RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos);
 }  // namespace nn
 
 }  // namespace wick

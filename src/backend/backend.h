@@ -35,6 +35,22 @@ class BackendStorage;
 enum class GgmlType : uint32_t;    // wick/quant.h
 enum class QMatmulPath : uint8_t;  // wick/quant.h
 using StoragePtr = std::shared_ptr<BackendStorage>;
+using StoragePair = std::pair<StoragePtr, StoragePtr>;
+
+// The KV-cache half of rope_kv_cache: k (B, T, Hkv, D) and v (B, T, Hkv, Dv) in q's
+// dtype, inner stride 1; the caches (B, Hkv, S, D) and (B, Hkv, S, Dv), contiguous, each
+// of its own float dtype. Tokens t < T go to cache rows pos + t.
+struct KvCacheWrite {
+  const BackendStorage* k = nullptr;
+  const Layout* k_l = nullptr;
+  const BackendStorage* v = nullptr;
+  const Layout* v_l = nullptr;
+  BackendStorage* k_cache = nullptr;
+  const Layout* k_cache_l = nullptr;
+  BackendStorage* v_cache = nullptr;
+  const Layout* v_cache_l = nullptr;
+  size_t pos = 0;
+};
 
 // The op methods of BackendStorage, one X(return type, name, (parameters),
 // qualifier) row each: the seam declares them pure virtual and every backend's
@@ -130,6 +146,28 @@ using StoragePtr = std::shared_ptr<BackendStorage>;
   X(StoragePtr, rope,                                                                                        \
     (RopeKind kind, const Layout& l, const BackendStorage& cos, const Layout& cos_l,                         \
      const BackendStorage& sin, const Layout& sin_l),                                                        \
+    const)                                                                                                   \
+  /* {this + r, rms_norm(this + r) * alpha}: both contiguous of the same dims; the sum rounded to            \
+     this dtype first, the norm of the rounded sum (as add then rms_norm). */                                \
+  X(StoragePair, add_rms_norm,                                                                               \
+    (const Layout& l, const BackendStorage& r, const Layout& r_l, const BackendStorage* alpha,               \
+     const Layout* alpha_l, float eps),                                                                      \
+    const)                                                                                                   \
+  /* silu(this) * up over identical dims (any strides, as binary); float dtypes. */                          \
+  X(StoragePtr, swiglu, (const Layout& l, const BackendStorage& up, const Layout& up_l), const)              \
+  /* softmax(scale q k^T [causal mask]) v: this = q (B, H, T, D); k (B, Hkv, S, D) and v (B, Hkv, S, Dv)     \
+     any strides, float dtypes of their own (read as q's); output (B, H, T, Dv) in q's dtype. Query i        \
+     sits at position S - T + i (causal: sees keys 0 .. S - T + i). Never empty (front end). */              \
+  X(StoragePtr, attention,                                                                                   \
+    (const Layout& q_l, const BackendStorage& k, const Layout& k_l, const BackendStorage& v,                 \
+     const Layout& v_l, float scale, bool causal),                                                           \
+    const)                                                                                                   \
+  /* this = q (B, T, H, D), inner stride 1: returns rope(q) as (B, H, T, D) and writes rope(k) and v (see    \
+     KvCacheWrite) into the caches. kind HalfSplit or Interleaved; cos/sin (T', D/2) contiguous in q's       \
+     dtype, row t for token t. Computed in f64, rounded once to each output's dtype. */                      \
+  X(StoragePtr, rope_kv_cache,                                                                               \
+    (RopeKind kind, const Layout& q_l, const BackendStorage& cos, const Layout& cos_l,                       \
+     const BackendStorage& sin, const Layout& sin_l, const KvCacheWrite& w),                                 \
     const)
 
 #define WICK_STORAGE_PURE_VIRTUAL(ret, name, params, qualifier) virtual ret name params qualifier = 0;

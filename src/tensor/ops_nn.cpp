@@ -83,7 +83,7 @@ Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& co
   }
   Tensor xc = x.contiguous(), cc = cos.contiguous(), sc = sin.contiguous();
   auto s = front::storage_of(xc).rope(kind, xc.layout(), front::storage_of(cc), cc.layout(),
-                                     front::storage_of(sc), sc.layout());
+                                      front::storage_of(sc), sc.layout());
   return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
 }
 
@@ -101,8 +101,41 @@ Tensor nn::rms_norm(const Tensor& x, const Tensor& alpha, float eps) {
   Tensor xc = x.contiguous();
   Tensor ac = alpha.defined() ? alpha.contiguous() : Tensor();
   auto s = front::storage_of(xc).rms_norm(xc.layout(), ac.defined() ? ac.storage().get() : nullptr,
-                                         ac.defined() ? &ac.layout() : nullptr, eps);
+                                          ac.defined() ? &ac.layout() : nullptr, eps);
   return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+}
+
+std::pair<Tensor, Tensor> nn::add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& alpha, float eps) {
+  const char* op = "add_rms_norm";
+  check_float_input(op, x);
+  check_companion(op, x, r, "residual");
+  if (r.shape() != x.shape()) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} residual {}: shapes differ", describe(x), describe(r)));
+  }
+  check_eps(op, eps);
+  if (alpha.defined()) check_norm_param(op, x, alpha, "alpha");
+  Tensor xc = x.contiguous(), rc = r.contiguous();
+  Tensor ac = alpha.defined() ? alpha.contiguous() : Tensor();
+  auto [sum, norm] = front::storage_of(xc).add_rms_norm(xc.layout(), front::storage_of(rc), rc.layout(),
+                                                        ac.defined() ? ac.storage().get() : nullptr,
+                                                        ac.defined() ? &ac.layout() : nullptr, eps);
+  return {front::wrap(std::move(sum), x.shape(), x.dtype(), x.device()),
+          front::wrap(std::move(norm), x.shape(), x.dtype(), x.device())};
+}
+
+Tensor nn::swiglu(const Tensor& gate, const Tensor& up) {
+  const char* op = "swiglu";
+  front::check_defined(op, gate, "gate");
+  front::check_dtype_in(op, gate, kFloatDTypes, "gate");
+  check_companion(op, gate, up, "up");
+  if (up.shape() != gate.shape()) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("gate {} up {}: shapes differ", describe(gate), describe(up)));
+  }
+  if (gate.elem_count() == 0) return Tensor::empty(gate.shape(), gate.dtype(), gate.device());
+  auto s = front::storage_of(gate).swiglu(gate.layout(), front::storage_of(up), up.layout());
+  return front::wrap(std::move(s), gate.shape(), gate.dtype(), gate.device());
 }
 
 Tensor nn::layer_norm(const Tensor& x, const Tensor& alpha, const Tensor& beta, float eps) {

@@ -321,6 +321,16 @@ struct Minimum {
   }
 };
 
+// ---- fused (float dtypes; nn::swiglu) ----------------------------------------------------
+// silu(g) * u with silu as Silu computes it: the same value as silu then mul, without
+// rounding silu(g) to a 16-bit dtype in between.
+struct SiluMul {
+  template <class T>
+  WICK_HD T operator()(T g, T u) const {
+    return Silu{}(g)*u;
+  }
+};
+
 // ---- comparisons (result 0/1, stored as u8) ------------------------------------------
 struct Eq {
   template <class T>

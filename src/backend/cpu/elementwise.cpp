@@ -197,6 +197,13 @@ StoragePtr CpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layo
   return nullptr;
 }
 
+StoragePtr CpuStorage::swiglu(const Layout& l, const BackendStorage& up, const Layout& up_l) const {
+  return dispatch_dtype<kFloatDTypes>(dtype_, "swiglu", [&]<class T>() {
+    auto f = [](T g, T u) { return store<T>(fn::SiluMul{}(load(g), load(u))); };
+    return map2<T, T>(*this, CpuStorage::of(up), l, up_l, f);
+  });
+}
+
 StoragePtr CpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
                            const Layout& rhs_l) const {
   const auto run = [&]<class Op>(Op, const char* name) {

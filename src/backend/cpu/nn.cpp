@@ -96,6 +96,36 @@ StoragePtr CpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   return out;
 }
 
+StoragePair CpuStorage::add_rms_norm(const Layout& l, const BackendStorage& r_s, const Layout& r_l,
+                                     const BackendStorage* alpha, const Layout* alpha_l, float eps) const {
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto sum = cpu_alloc(n, dtype_), out = cpu_alloc(n, dtype_);
+  if (n == 0) return {sum, out};
+  dispatch_dtype<kFloatDTypes>(dtype_, "add_rms_norm", [&]<class T>() {
+    using C = compute_t<T>;
+    const T* xs = data<T>() + l.start_offset();
+    const T* rs = CpuStorage::of(r_s).data<T>() + r_l.start_offset();
+    T* ps = sum->data<T>();
+    T* dst = out->data<T>();
+    std::vector<double> a = param_vector<T>(alpha, alpha_l);
+    for_rows(rows, cols, [&](size_t r) {
+      const T* x = xs + r * cols;
+      const T* rr = rs + r * cols;
+      T* p = ps + r * cols;
+      T* y = dst + r * cols;
+      double ss = 0;
+      for (size_t i = 0; i < cols; ++i) {
+        p[i] = T(C(x[i]) + C(rr[i]));  // as add: in the compute type, rounded once
+        ss += ld(p[i]) * ld(p[i]);
+      }
+      double scale = 1.0 / std::sqrt(ss / double(cols) + double(eps));
+      for (size_t i = 0; i < cols; ++i)
+        y[i] = convert<T, double>(ld(p[i]) * scale * (a.empty() ? 1.0 : a[i]));
+    });
+  });
+  return {sum, out};
+}
+
 StoragePtr CpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
                                   const BackendStorage* beta, const Layout* beta_l, float eps) const {
   size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;

@@ -117,6 +117,12 @@ StoragePtr GpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layo
   return run_map(dev_, {k[size_t(op)][dtype_], dtype_, {&lhs_l, &rhs_l}, {this, &of(rhs)}, 2, nullptr, {}});
 }
 
+StoragePtr GpuStorage::swiglu(const Layout& l, const BackendStorage& up, const Layout& up_l) const {
+  // kernels/binary.cu: swiglu_{dtype}, float dtypes (the front end checks).
+  static const DTypeKernels k(Module::Binary, "swiglu");
+  return run_map(dev_, {k[dtype_], dtype_, {&l, &up_l}, {this, &of(up)}, 2, nullptr, {}});
+}
+
 StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
                            const Layout& rhs_l) const {
   static const auto k = kernel_rows(Module::Binary, "", kCmpOpNames);

@@ -37,6 +37,7 @@ namespace wick::gpu {
   X(Matmul, "matmul")                            \
   X(Conv, "conv")                                \
   X(Nn, "nn")                                    \
+  X(Attention, "attention")                      \
   X(QuantizedDequantize, "quantized_dequantize") \
   X(QuantizedMmvq, "quantized_mmvq")             \
   X(QuantizedMmvqs, "quantized_mmvqs")           \

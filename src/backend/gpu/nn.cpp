@@ -1,5 +1,6 @@
 // Entry points of the fused nn ops (kernels/nn.cu): softmax / log-softmax over the
-// last dim, rms_norm, layer_norm (one block per row), rope in its three layouts.
+// last dim, rms_norm, add_rms_norm, layer_norm (one block per row), rope in its three
+// layouts.
 //
 // Row block size: plan::nn::row_block (whole waves, 8 columns a thread up to
 // plan::kMaxBlock threads); every row of up to kMaxBlock * plan::nn::kRowCache
@@ -54,6 +55,24 @@ StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   static const DTypeKernels k(Module::Nn, "rms_norm");
   dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
+}
+
+StoragePair GpuStorage::add_rms_norm(const Layout& l, const BackendStorage& r_s, const Layout& r_l,
+                                     const BackendStorage* alpha, const Layout* alpha_l, float eps) const {
+  check_float(dtype_, "add_rms_norm");
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto sum = gpu_alloc(dev_, n, dtype_), out = gpu_alloc(dev_, n, dtype_);
+  if (n == 0) return {sum, out};
+  std::shared_ptr<GpuStorage> keep;
+  const void* a = alpha ? contiguous_data(of(*alpha), *alpha_l, keep) : nullptr;
+  const void* x = at(l.start_offset());
+  const void* r = of(r_s).at(r_l.start_offset());
+  void* sp = sum->raw();
+  void* y = out->raw();
+  void* args[] = {&rows, &cols, &x, &r, &a, &sp, &y, &eps};
+  static const DTypeKernels k(Module::Nn, "add_rms_norm");
+  dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
+  return {sum, out};
 }
 
 StoragePtr GpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,

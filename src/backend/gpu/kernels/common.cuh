@@ -176,6 +176,21 @@ __device__ __forceinline__ bf16s from_c<bf16s>(float x) {
   return bf16s{f32_to_bf16(x)};
 }
 
+// Exact widening to f64 and one rounding back (the f64 paths: rope, rope_kv).
+__device__ __forceinline__ double to_d(f16s x) { return double(f16_to_f32(x.bits)); }
+__device__ __forceinline__ double to_d(bf16s x) { return double(bf16_to_f32(x.bits)); }
+__device__ __forceinline__ double to_d(float x) { return double(x); }
+__device__ __forceinline__ double to_d(double x) { return x; }
+template <class T>
+__device__ __forceinline__ T from_d(double d) {
+  if constexpr (std::is_same<T, f16s>::value)
+    return f16s{f64_to_small<5, 10>(d)};
+  else if constexpr (std::is_same<T, bf16s>::value)
+    return bf16s{f64_to_small<8, 7>(d)};
+  else
+    return T(d);
+}
+
 template <class T>
 inline constexpr bool is_half_v = false;
 template <>

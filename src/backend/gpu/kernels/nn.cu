@@ -1,5 +1,5 @@
 // NN family (fused ops, kept apart from REDUCE): softmax_{dtype},
-// log_softmax_{dtype}, rms_norm_{dtype}, layer_norm_{dtype} (one block per row
+// log_softmax_{dtype}, rms_norm_{dtype}, add_rms_norm_{dtype}, layer_norm_{dtype} (one block per row
 // of a contiguous [rows, cols] input) and rope_{dtype} / rope_i_{dtype} /
 // rope_thd_{dtype} (one thread per rotated pair). Float dtypes only.
 //
@@ -34,8 +34,6 @@ struct Add {
   }
 };
 
-__device__ __forceinline__ float exp_c(float x) { return expf(x); }
-__device__ __forceinline__ double exp_c(double x) { return exp(x); }
 // exp(d) for the cached softmax's d = x - max <= 0 (or NaN): expf (exp2f(d * log2 e)
 // was measured no faster once the block combine was cheap, and costs up to |d| *
 // 2^-24 relative error).
@@ -137,28 +135,6 @@ __device__ __forceinline__ compute_t<T> fold_global(const T* p, size_t n, comput
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) a = op(a, f(to_c(p[i])));
   return a;
 }
-
-// (max, sum of exp(x - max)) of a row part, combined across threads; NaN anywhere
-// makes max NaN. An empty part is (-inf, 0).
-template <class C>
-struct MaxSum {
-  C m, s;
-};
-template <class C>
-struct MaxSumOp {
-  // One exp a combine: the part with the smaller max is scaled to the larger.
-  __device__ __forceinline__ MaxSum<C> operator()(MaxSum<C> a, MaxSum<C> b) const {
-    if (a.m != a.m) return a;
-    if (b.m != b.m) return b;
-    if (b.m > a.m) {
-      const MaxSum<C> t = a;
-      a = b;
-      b = t;
-    }
-    // a.m >= b.m; b.s == 0 (an empty part, or -inf maxima) adds nothing.
-    return MaxSum<C>{a.m, b.s == C(0) ? a.s : a.s + b.s * exp_c(b.m - a.m)};
-  }
-};
 
 // block_allreduce with the cross-wave step as a tree in the first wave (log2 of
 // the wave count combines on the critical path instead of one per wave).
@@ -295,6 +271,48 @@ __device__ void rms_norm_rows(size_t rows, size_t n, const T* x, const T* alpha,
   }
 }
 
+// sum = x + r (rounded to T, as add), y = rms_norm(sum) * alpha: rms_norm_rows over the
+// rounded sum, which is also written out.
+template <class T>
+__device__ void add_rms_norm_rows(size_t rows, size_t n, const T* x, const T* r, const T* alpha, T* sum, T* y,
+                                  float eps) {
+  using C = compute_t<T>;
+  const auto round = [](C v) { return to_c(from_c<T>(v)); };
+  for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* p = x + row * n;
+    const T* pr = r + row * n;
+    T* ps = sum + row * n;
+    T* q = y + row * n;
+    if (cacheable<T>(n)) {
+      RowCache<T> rc, rr;
+      rc.vec = rr.vec = use_vec(p, q, n) && aligned16(pr) && aligned16(ps);
+      rc.load(p, n, C(0));
+      rr.load(pr, n, C(0));
+      C ss = C(0);
+#pragma unroll
+      for (int k = 0; k < kCache; ++k) {
+        rc.v[k] = round(rc.v[k] + rr.v[k]);
+        ss += rc.v[k] * rc.v[k];
+      }
+      rc.store(ps, n, [](C v, size_t) { return v; });
+      ss = block_allreduce(ss, Add{});
+      const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+      rc.store(q, n, [&](C v, size_t i) { return v * scale * param(alpha, i, C(1)); });
+      continue;
+    }
+    // Long rows: each thread writes the sums of its elements, then reads them back.
+    C ss = C(0);
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const C v = round(to_c(p[i]) + to_c(pr[i]));
+      ps[i] = from_c<T>(v);
+      ss += v * v;
+    }
+    ss = block_allreduce(ss, Add{});
+    const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) q[i] = from_c<T>(to_c(ps[i]) * scale * param(alpha, i, C(1)));
+  }
+}
+
 template <class T>
 __device__ void layer_norm_rows(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y,
                                 float eps) {
@@ -337,20 +355,6 @@ __device__ void layer_norm_rows(size_t rows, size_t n, const T* x, const T* alph
   }
 }
 
-__device__ __forceinline__ double to_d(f16s x) { return double(f16_to_f32(x.bits)); }
-__device__ __forceinline__ double to_d(bf16s x) { return double(bf16_to_f32(x.bits)); }
-__device__ __forceinline__ double to_d(float x) { return double(x); }
-__device__ __forceinline__ double to_d(double x) { return x; }
-template <class T>
-__device__ __forceinline__ T from_d(double d) {
-  if constexpr (std::is_same<T, f16s>::value)
-    return f16s{f64_to_small<5, 10>(d)};
-  else if constexpr (std::is_same<T, bf16s>::value)
-    return bf16s{f64_to_small<8, 7>(d)};
-  else
-    return T(d);
-}
-
 // kind: 0 half-split (B,H,T,D), 1 interleaved (B,H,T,D), 2 half-split (B,T,H,D).
 // cos/sin rows of D/2; batch_stride 0 for a (T', D/2) table.
 template <class T>
@@ -387,6 +391,10 @@ __device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t ba
   WICK_KERNEL rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {     \
     wk::rms_norm_rows<T>(rows, n, x, alpha, y, eps);                                                   \
   }                                                                                                    \
+  WICK_KERNEL add_rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* r, const T* alpha, T* sum, T* y, \
+                                 float eps) {                                                                  \
+    wk::add_rms_norm_rows<T>(rows, n, x, r, alpha, sum, y, eps);                                                \
+  }                                                                                                            \
   WICK_KERNEL layer_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y, \
                                float eps) {                                                            \
     wk::layer_norm_rows(rows, n, x, alpha, beta, y, eps);                                              \
