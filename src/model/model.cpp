@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <tuple>
 
 #include "backend/backend.h"
 #include "model/arch.h"
@@ -98,36 +101,109 @@ void check_options(const ModelOptions& o) {
 
 }  // namespace
 
+// The projections of a layer that read the same input: q, k, v (parts 0, 1, 2) and gate,
+// up (0, 1). Adjacent parts of one weight type are uploaded as one matrix (their rows
+// one after the other), so one qmatmul launch serves them; parts of different types
+// (Q4_K_M mixes them) stay separate matrices.
+struct Proj {
+  QTensor w;
+  Tensor bias;                // the parts' biases, concatenated; undefined when none
+  std::vector<size_t> parts;  // which parts, in order
+  size_t rows = 0;            // output columns
+};
+
 struct Model::Impl {
   std::string path;
   RopeStyle rope_style = RopeStyle::Norm;
   HParams hp;
   ModelInfo info;
   model::Weights w;
+  std::vector<std::vector<Proj>> qkv, gate_up;  // per layer
   std::optional<Tokenizer> tok;
-  std::vector<Tensor> k_cache, v_cache;  // per layer (Hkv, n_ctx, D) f16
+  std::vector<Tensor> k_cache, v_cache;  // per layer (1, Hkv, n_ctx, D) f16
   Tensor rope_cos, rope_sin;             // (n_ctx, Dk/2) f32: row p serves position p
   size_t pos = 0;
 
   void upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o);
   void build_rope_tables();
   Tensor embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const;
-  Tensor linear(const Tensor& x, const QTensor& w, const Tensor& bias) const;
-  Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const;
-  Tensor attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
-  Tensor ffn_block(const Tensor& x, const LayerWeights& L) const;
+  std::vector<Tensor> project(const Tensor& x, const std::vector<Proj>& ps) const;
+  Tensor attention_block(const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
+  Tensor ffn_block(const Tensor& h, size_t l) const;
   Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
 };
 
+namespace {
+
+// The merged projections of one layer: part p of `group` (q, k, v or gate, up) is
+// planned tensor parts[p]; runs of one type are concatenated on the host (from the
+// file's mapping) and uploaded as one matrix.
+std::vector<Proj> upload_merged(const GgufFile& file, const std::vector<const model::PlannedTensor*>& parts,
+                                Device dev) {
+  std::vector<Proj> out;
+  for (size_t p = 0; p < parts.size();) {
+    const GgufTensorInfo& first = *parts[p]->info;
+    size_t e = p + 1;
+    while (e < parts.size() && parts[e]->info->type == first.type) ++e;
+    Proj pr;
+    if (e == p + 1) {
+      pr.w = file.qtensor(first.name, dev);
+    } else {
+      size_t bytes = 0, rows = 0;
+      for (size_t i = p; i < e; ++i) {
+        bytes += parts[i]->info->nbytes;
+        rows += parts[i]->info->shape()[0];
+      }
+      std::vector<uint8_t> data(bytes);
+      size_t at = 0;
+      for (size_t i = p; i < e; ++i) {
+        std::memcpy(data.data() + at, file.tensor_data(*parts[i]->info), parts[i]->info->nbytes);
+        at += parts[i]->info->nbytes;
+      }
+      pr.w =
+          QTensor::from_bytes(GgmlType(first.type), Shape{rows, first.shape()[1]}, data.data(), bytes, dev);
+    }
+    for (size_t i = p; i < e; ++i) pr.parts.push_back(i);
+    pr.rows = pr.w.shape()[0];
+    out.push_back(std::move(pr));
+    p = e;
+  }
+  return out;
+}
+
+}  // namespace
+
 void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o) {
   const Device dev = o.device;
-  w.layers.resize(plan.hp.n_layer);
+  const size_t n_layer = plan.hp.n_layer;
+  w.layers.resize(n_layer);
+  qkv.resize(n_layer);
+  gate_up.resize(n_layer);
+  // The mergeable matrices, held back until the loop below: q, k, v and gate, up.
+  std::vector<std::array<const model::PlannedTensor*, 3>> attn(n_layer), ffn(n_layer);
+  const auto slot = [&](const model::PlannedTensor& t) -> const model::PlannedTensor** {
+    const auto m = t.spec->layer_mat;
+    auto& a = attn[size_t(t.layer)];
+    auto& f = ffn[size_t(t.layer)];
+    if (m == &LayerWeights::wq) return &a[0];
+    if (m == &LayerWeights::wk) return &a[1];
+    if (m == &LayerWeights::wv) return &a[2];
+    if (m == &LayerWeights::w_gate) return &f[0];
+    if (m == &LayerWeights::w_up) return &f[1];
+    return nullptr;
+  };
   const size_t total = plan.weight_bytes;
   size_t done = 0;
   if (o.progress) o.progress(0, total);
   for (const model::PlannedTensor& t : plan.tensors) {
     const model::TensorSpec& s = *t.spec;
     const Device where = s.on_host ? Device::cpu() : dev;
+    if (s.layer_mat) {
+      if (const model::PlannedTensor** p = slot(t)) {
+        *p = &t;
+        continue;
+      }
+    }
     if (s.mat || s.layer_mat) {
       QTensor q = file.qtensor(t.info->name, where);
       (s.mat ? w.*s.mat : w.layers[size_t(t.layer)].*s.layer_mat) = std::move(q);
@@ -136,6 +212,22 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
       (s.vec ? w.*s.vec : w.layers[size_t(t.layer)].*s.layer_vec) = std::move(v);
     }
     done += t.device_bytes;
+    if (o.progress) o.progress(done, total);
+  }
+  for (size_t l = 0; l < n_layer; ++l) {
+    qkv[l] = upload_merged(file, {attn[l][0], attn[l][1], attn[l][2]}, dev);
+    gate_up[l] = upload_merged(file, {ffn[l][0], ffn[l][1]}, dev);
+    LayerWeights& L = w.layers[l];
+    const Tensor* biases[] = {&L.q_bias, &L.k_bias, &L.v_bias};
+    for (Proj& p : qkv[l]) {
+      if (!L.q_bias.defined()) break;
+      std::vector<Tensor> parts;
+      for (size_t i : p.parts) parts.push_back(*biases[i]);
+      p.bias = parts.size() == 1 ? parts[0] : Tensor::cat(parts, 0);
+    }
+    L.q_bias = L.k_bias = L.v_bias = Tensor();
+    for (size_t i = 0; i < 3; ++i) done += attn[l][i]->device_bytes;
+    for (size_t i = 0; i < 2; ++i) done += ffn[l][i]->device_bytes;
     if (o.progress) o.progress(done, total);
   }
 }
@@ -178,67 +270,89 @@ Tensor Model::Impl::embed(const std::vector<int32_t>& ids, size_t begin, size_t 
   return Tensor(std::move(s), Layout(Shape{n, e}), DType::F32, info.device);
 }
 
-Tensor Model::Impl::linear(const Tensor& x, const QTensor& wt, const Tensor& bias) const {
-  Tensor y = qmatmul(x, wt);
-  return bias.defined() ? y.add(bias) : y;
+// x (T, E) times each projection of `ps`: (T, p.rows) each, biases added.
+std::vector<Tensor> Model::Impl::project(const Tensor& x, const std::vector<Proj>& ps) const {
+  std::vector<Tensor> ys;
+  for (const Proj& p : ps) {
+    Tensor y = qmatmul(x, p.w);
+    ys.push_back(p.bias.defined() ? y.add(p.bias) : y);
+  }
+  return ys;
 }
 
-// x (1, H, T, D); cos / sin (T, D/2).
-Tensor Model::Impl::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
-  return rope_style == RopeStyle::Norm ? nn::rope_i(x, cos, sin) : nn::rope(x, cos, sin);
+namespace {
+
+// Output columns [col, col + heads * dim) of the projections `ps` (outputs ys, each
+// (T, rows) contiguous) as a (1, T, heads, dim) view: the range lies in one output.
+Tensor heads_of(const std::vector<Tensor>& ys, const std::vector<Proj>& ps, size_t col, size_t heads,
+                size_t dim) {
+  size_t i = 0;
+  while (col >= ps[i].rows) col -= ps[i++].rows;
+  const Tensor& y = ys[i];
+  const size_t t = y.dim(0), cols = y.dim(1);
+  return Tensor(y.storage(),
+                Layout({1, t, heads, dim}, {t * cols, cols, dim, 1}, y.layout().start_offset() + col),
+                y.dtype(), y.device());
 }
 
-// The attention sub-block of layer l for the n tokens at `pos`: their keys and values
-// go to the cache, the result is attn_output(attention(...)) (n, E). Temporaries are
-// released as soon as they are used (prefill activations are the runner's work memory).
-Tensor Model::Impl::attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos,
+}  // namespace
+
+// The attention sub-block of layer l for the n tokens at `pos` (h: the normed input,
+// (n, E)): q, k and v from one projection where their types agree, then one fused
+// pass rotates q and k and writes k and v to the cache, attention over the cache, and
+// attn_output (n, E). Temporaries are released as soon as they are used (prefill
+// activations are the runner's work memory).
+Tensor Model::Impl::attention_block(const Tensor& h, size_t l, size_t n, const Tensor& cos,
                                     const Tensor& sin) {
   const LayerWeights& L = w.layers[l];
-  const size_t h = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
-  Tensor a = nn::rms_norm(x, L.attn_norm, hp.rms_eps);
-  Tensor q = linear(a, L.wq, L.q_bias).reshape({1, n, h, dk});
-  Tensor k = linear(a, L.wk, L.k_bias).reshape({1, n, hkv, dk});
-  Tensor v = linear(a, L.wv, L.v_bias).reshape({1, n, hkv, dv});
-  a = Tensor();
+  const size_t nh = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
+  std::vector<Tensor> ys = project(h, qkv[l]);
+  Tensor q = heads_of(ys, qkv[l], 0, nh, dk);                       // (1, T, H, Dk)
+  Tensor k = heads_of(ys, qkv[l], nh * dk, hkv, dk);                // (1, T, Hkv, Dk)
+  const Tensor v = heads_of(ys, qkv[l], (nh + hkv) * dk, hkv, dv);  // (1, T, Hkv, Dv)
   if (L.q_norm.defined()) {
     q = nn::rms_norm(q, L.q_norm, hp.rms_eps);
     k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
   }
-  q = rope(q.transpose(1, 2), cos, sin);  // (1, H, T, Dk)
-  k = rope(k.transpose(1, 2), cos, sin);  // (1, Hkv, T, Dk)
-  k_cache[l].slice_set_(k.squeeze(0).to_dtype(DType::F16), 1, pos);
-  v_cache[l].slice_set_(v.transpose(1, 2).squeeze(0).to_dtype(DType::F16), 1, pos);
-  k = v = Tensor();
-  const Tensor kk = k_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
-  const Tensor vv = v_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
+  const RopeKind kind = rope_style == RopeStyle::Norm ? RopeKind::Interleaved : RopeKind::HalfSplit;
+  q = nn::rope_kv_cache(q, k, v, cos, sin, kind, k_cache[l], v_cache[l], pos);  // (1, H, T, Dk)
+  ys.clear();
+  k = Tensor();
+  const Tensor kk = k_cache[l].narrow(2, 0, pos + n), vv = v_cache[l].narrow(2, 0, pos + n);
   Tensor o = nn::attention(q, kk, vv, float(1.0 / std::sqrt(double(dk))), true);  // (1, H, T, Dv)
   q = Tensor();
-  o = o.squeeze(0).transpose(0, 1).reshape({n, h * dv});
+  o = o.squeeze(0).transpose(0, 1).reshape({n, nh * dv});
   return qmatmul(o, L.wo);
 }
 
-// The feed-forward sub-block: ffn_down(silu(ffn_gate(a)) * ffn_up(a)), a = rms_norm(x).
-Tensor Model::Impl::ffn_block(const Tensor& x, const LayerWeights& L) const {
-  Tensor a = nn::rms_norm(x, L.ffn_norm, hp.rms_eps);
-  Tensor g = qmatmul(a, L.w_gate);
-  g = g.silu();
-  g = g.mul(qmatmul(a, L.w_up));
-  a = Tensor();
-  return qmatmul(g, L.w_down);
+// The feed-forward sub-block: ffn_down(swiglu(ffn_gate(h), ffn_up(h))), gate and up from
+// one projection where their types agree.
+Tensor Model::Impl::ffn_block(const Tensor& h, size_t l) const {
+  const size_t ff = hp.n_ff;
+  std::vector<Tensor> ys = project(h, gate_up[l]);
+  const Tensor g = ys.size() == 1 ? ys[0].narrow(1, 0, ff) : ys[0];
+  const Tensor u = ys.size() == 1 ? ys[0].narrow(1, ff, ff) : ys[1];
+  Tensor f = nn::swiglu(g, u);
+  ys.clear();
+  return qmatmul(f, w.layers[l].w_down);
 }
 
 // One forward pass of ids[begin, begin + n) at position `pos`; logits of the last
-// token (1, n_vocab), or of every token.
+// token (1, n_vocab), or of every token. The residual adds are fused with the norm
+// that follows them (add_rms_norm): x is the residual stream, h its normed copy.
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
   const Tensor cos = rope_cos.narrow(0, pos, n), sin = rope_sin.narrow(0, pos, n);
   Tensor x = embed(ids, begin, n);  // (T, E)
+  Tensor h = nn::rms_norm(x, w.layers[0].attn_norm, hp.rms_eps);
   for (size_t l = 0; l < hp.n_layer; ++l) {
-    x = x.add(attention_block(x, l, n, cos, sin));
-    x = x.add(ffn_block(x, w.layers[l]));
+    std::tie(x, h) =
+        nn::add_rms_norm(x, attention_block(h, l, n, cos, sin), w.layers[l].ffn_norm, hp.rms_eps);
+    const Tensor& next_norm = l + 1 < hp.n_layer ? w.layers[l + 1].attn_norm : w.output_norm;
+    std::tie(x, h) = nn::add_rms_norm(x, ffn_block(h, l), next_norm, hp.rms_eps);
   }
-  if (!all_logits) x = x.narrow(0, n - 1, 1);
-  x = nn::rms_norm(x, w.output_norm, hp.rms_eps);
-  return qmatmul(x, w.output.defined() ? w.output : w.token_embd);
+  x = Tensor();
+  if (!all_logits) h = h.narrow(0, n - 1, 1);
+  return qmatmul(h, w.output.defined() ? w.output : w.token_embd);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -289,8 +403,8 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   m.upload(file, plan, options);
   m.build_rope_tables();
   for (size_t l = 0; l < hp.n_layer; ++l) {
-    m.k_cache.push_back(Tensor::empty({hp.n_head_kv, n_ctx, hp.head_dim_k}, DType::F16, options.device));
-    m.v_cache.push_back(Tensor::empty({hp.n_head_kv, n_ctx, hp.head_dim_v}, DType::F16, options.device));
+    m.k_cache.push_back(Tensor::empty({1, hp.n_head_kv, n_ctx, hp.head_dim_k}, DType::F16, options.device));
+    m.v_cache.push_back(Tensor::empty({1, hp.n_head_kv, n_ctx, hp.head_dim_v}, DType::F16, options.device));
   }
   return Model(std::move(impl));
 }
