@@ -37,12 +37,15 @@ Shape check_binary(const char* op, const Tensor& lhs, const Tensor& rhs) {
   front::check_defined(op, rhs, "rhs");
   front::check_same_device(op, lhs, rhs);
   front::check_same_dtype(op, lhs, rhs);
+  Shape out;
   try {
-    return front::broadcast_shape(op, lhs.shape(), rhs.shape());
+    out = front::broadcast_shape(op, lhs.shape(), rhs.shape());
   } catch (const Error&) {
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("lhs {} rhs {}: shapes are not broadcastable", describe(lhs), describe(rhs)));
   }
+  front::check_shape(op, out, lhs.dtype());
+  return out;
 }
 
 }  // namespace
@@ -117,7 +120,7 @@ Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
                             describe(*this), describe(on_true), describe(on_false)));
   }
   DType dt = on_true.dtype();
-  if (out.elem_count() == 0) return empty_like(out, dt, *this);
+  if (front::check_shape(op, out, dt) == 0) return empty_like(out, dt, *this);
   auto s = storage_->where_cond(layout_.broadcast_as(out), front::storage_of(on_true),
                                 on_true.layout().broadcast_as(out), front::storage_of(on_false),
                                 on_false.layout().broadcast_as(out));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/checked.h"
 #include "base/dispatch.h"
 #include "tensor/checks.h"
 
@@ -40,18 +41,27 @@ void check_positive(const char* op, size_t v, const char* what) {
   if (v == 0) throw_error(ErrorKind::InvalidArgument, op, fmt::format("{} must be positive, got 0", what));
 }
 
-// Output length of a convolution along one axis; throws when no output position exists.
+// Output length of a convolution along one axis; throws when no output position exists. The
+// padded input and the dilated kernel must fit in 2^63-1 (the backends index in ptrdiff_t).
 size_t conv_out_len(const char* op, const Tensor& x, const Tensor& k, size_t in, size_t ks, size_t padding,
                     size_t stride, size_t dilation) {
-  size_t span = dilation * (ks - 1) + 1;
-  if (in + 2 * padding < span) {
+  const auto geometry = [&](const char* what) {
+    return fmt::format("input {} kernel {} padding {} dilation {}: {}", describe(x), describe(k), padding,
+                       dilation, what);
+  };
+  const ErrorKind bad = ErrorKind::InvalidArgument;
+  const size_t span = checked_add(checked_mul(dilation, ks - 1, bad, op, geometry("the dilated kernel")), 1,
+                                  bad, op, geometry("the dilated kernel"));
+  const size_t padded = checked_add(in, checked_mul(2, padding, bad, op, geometry("the padding")), bad, op,
+                                    geometry("the padded input"));
+  if (padded < span) {
     throw_error(
         ErrorKind::InvalidArgument, op,
         fmt::format("input {} kernel {} padding {} dilation {}: the dilated kernel ({}) is larger than the "
                     "padded input ({}), no output positions",
-                    describe(x), describe(k), padding, dilation, span, in + 2 * padding));
+                    describe(x), describe(k), padding, dilation, span, padded));
   }
-  return (in + 2 * padding - span) / stride + 1;
+  return (padded - span) / stride + 1;
 }
 
 // Output length of a transposed convolution along one axis (> 0, else throws).
@@ -63,15 +73,27 @@ size_t conv_transpose_out_len(const char* op, const Tensor& x, const Tensor& k, 
         fmt::format("input {} kernel {}: output_padding {} must be smaller than stride {} or dilation {}",
                     describe(x), describe(k), output_padding, stride, dilation));
   }
-  int64_t len =
-      in == 0 ? 0
-              : int64_t((in - 1) * stride + dilation * (ks - 1) + output_padding + 1) - int64_t(2 * padding);
-  if (len <= 0) {
+  // The full (unpadded) output length (in-1)*stride + dilation*(ks-1) + output_padding + 1 and
+  // 2*padding must fit in 2^63-1 (the backends index in ptrdiff_t).
+  const auto geometry = [&](const char* what) {
+    return fmt::format("input {} kernel {} padding {} output_padding {} stride {} dilation {}: {}",
+                       describe(x), describe(k), padding, output_padding, stride, dilation, what);
+  };
+  const ErrorKind bad = ErrorKind::InvalidArgument;
+  size_t full = 0;
+  if (in > 0) {
+    const std::string what = geometry("the output length");
+    full = checked_add(checked_mul(in - 1, stride, bad, op, what),
+                       checked_mul(dilation, ks - 1, bad, op, what), bad, op, what);
+    full = checked_add(checked_add(full, output_padding, bad, op, what), 1, bad, op, what);
+  }
+  const size_t pad2 = checked_mul(2, padding, bad, op, geometry("the padding"));
+  if (full <= pad2) {
     throw_error(ErrorKind::InvalidArgument, op,
                 fmt::format("input {} kernel {} padding {} stride {} dilation {}: no output positions",
                             describe(x), describe(k), padding, stride, dilation));
   }
-  return size_t(len);
+  return full - pad2;
 }
 
 void check_groups(const char* op, const Tensor& x, const Tensor& k, size_t c_in, size_t c_out,
@@ -136,7 +158,8 @@ Tensor Tensor::matmul(const Tensor& rhs) const {
     return Shape(std::move(v));
   };
   Shape out_shape = with(m, n);
-  if (out_shape.elem_count() == 0 || k == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0 || k == 0)
+    return Tensor::zeros(out_shape, dtype(), device());
   Layout lhs_l = layout().broadcast_as(with(m, k)), rhs_l = rhs.layout().broadcast_as(with(k, n));
   auto s = front::storage_of(*this).matmul(front::storage_of(rhs), MatmulDims{b, m, n, k}, lhs_l, rhs_l);
   return front::wrap(std::move(s), out_shape, dtype(), device());
@@ -160,7 +183,7 @@ Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_
   check_positive(op, p.k_size, "kernel size");
   size_t l_out = conv_out_len(op, *this, kernel, p.l_in, p.k_size, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, l_out};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).conv1d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -179,7 +202,10 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
                 fmt::format("input {} kernel {}: kernel dim 0 must equal C_in {}", describe(*this),
                             describe(kernel), c_in));
   }
-  check_groups(op, *this, kernel, c_in, kernel.dims()[1] * groups, groups);
+  check_groups(
+      op, *this, kernel, c_in,
+      checked_mul(kernel.dims()[1], groups, ErrorKind::InvalidArgument, op, "C_out = kernel dim 1 * groups"),
+      groups);
   check_positive(op, kernel.dims()[2], "kernel size");
   size_t l_out = conv_transpose_out_len(op, *this, kernel, dims()[2], kernel.dims()[2], padding,
                                         output_padding, stride, dilation);
@@ -199,7 +225,7 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
   p.c_out = kernel.dims()[1], p.k_size = kernel.dims()[2];
   p.padding = padding, p.output_padding = output_padding, p.stride = stride, p.dilation = dilation;
   Shape out_shape{p.b_size, p.c_out, l_out};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).conv_transpose1d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -221,7 +247,7 @@ Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_
   size_t oh = conv_out_len(op, *this, kernel, p.i_h, p.k_h, padding, stride, dilation);
   size_t ow = conv_out_len(op, *this, kernel, p.i_w, p.k_w, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).conv2d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -249,7 +275,7 @@ Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t out
   size_t ow =
       conv_transpose_out_len(op, *this, kernel, p.i_w, p.k_w, padding, output_padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).conv_transpose2d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -309,7 +335,7 @@ Tensor Tensor::upsample_nearest1d(size_t target_len) const {
   const char* op = "upsample_nearest1d";
   check_upsample(op, *this, 3, "(B, C, L)", {target_len});
   Shape out_shape{dims()[0], dims()[1], target_len};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).upsample_nearest1d(layout(), target_len);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -318,7 +344,7 @@ Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const {
   const char* op = "upsample_nearest2d";
   check_upsample(op, *this, 4, "(B, C, H, W)", {target_h, target_w});
   Shape out_shape{dims()[0], dims()[1], target_h, target_w};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).upsample_nearest2d(layout(), target_h, target_w);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -327,7 +353,7 @@ Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corner
   const char* op = "upsample_bilinear2d";
   check_upsample(op, *this, 4, "(B, C, H, W)", {out_h, out_w});
   Shape out_shape{dims()[0], dims()[1], out_h, out_w};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   BilinearParams p;
   p.out_h = out_h, p.out_w = out_w, p.align_corners = align_corners;
   auto s = front::storage_of(*this).upsample_bilinear2d(layout(), p);

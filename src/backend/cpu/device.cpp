@@ -12,6 +12,7 @@
 
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
+#include "base/checked.h"
 #include "wick/options.h"
 
 namespace wick {
@@ -54,11 +55,11 @@ class HostBlockCache {
     static HostBlockCache* cache = new HostBlockCache;  // never destroyed: storages may outlive statics
     return *cache;
   }
+  // The block size for `bytes` (> 0), or 0 when the rounded size does not fit in 2^63-1.
   static size_t size_class(size_t bytes) {
-    if (bytes < kMinCached) return (bytes + 63) / 64 * 64;
-    const size_t k = 63 - size_t(__builtin_clzll(bytes));
-    const size_t step = size_t(1) << (k - 2);
-    return (bytes + step - 1) / step * step;
+    const size_t step = bytes < kMinCached ? 64 : size_t(1) << (61 - __builtin_clzll(bytes));
+    size_t padded = 0;
+    return add_fits(bytes, step - 1, padded) ? padded / step * step : 0;
   }
   void* allocate(size_t cls) {
     void* p = cls >= kMinCached ? take_cached(cls) : nullptr;
@@ -144,17 +145,18 @@ BackendDevice& cpu_backend_device() {
 }
 
 CpuStorage::CpuStorage(size_t n, DType dtype) : n_(n), dtype_(dtype) {
-  size_t bytes = n * dtype_size(dtype);
-  if (n != 0 && bytes / n != dtype_size(dtype)) {
+  size_t bytes = 0;
+  if (!mul_fits(n, dtype_size(dtype), bytes)) {
     throw_error(ErrorKind::OutOfMemory, "alloc",
-                fmt::format("{} elements of {} overflow size_t", n, dtype_name(dtype)));
+                fmt::format("{} elements of {}: the byte count exceeds 2^63-1", n, dtype_name(dtype)));
   }
-  const size_t rounded = bytes ? HostBlockCache::size_class(bytes) : 0;
+  if (bytes == 0) return;
+  const size_t rounded = HostBlockCache::size_class(bytes);
   data_ = rounded ? HostBlockCache::get().allocate(rounded) : nullptr;
-  capacity_ = data_ ? rounded : 0;
-  if (rounded && !data_) {
+  if (!data_) {
     throw_error(ErrorKind::OutOfMemory, "alloc", fmt::format("cannot allocate {} bytes on the CPU", bytes));
   }
+  capacity_ = rounded;
 }
 
 CpuStorage::~CpuStorage() {

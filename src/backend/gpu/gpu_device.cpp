@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "backend/gpu/gpu_storage.h"
+#include "base/checked.h"
 #include "wick/error.h"
 
 namespace wick::gpu {
@@ -78,10 +79,12 @@ size_t ModuleStore::load_count(Module m) const {
 // ---- caching allocator -------------------------------------------------------------------
 size_t CachingAllocator::size_class(size_t bytes) {
   if (bytes <= 512) return 512;
-  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k
+  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k; 0 when the rounded
+  // size does not fit in 2^63-1 (no device has such a block)
   size_t k = 63 - size_t(__builtin_clzll(bytes));
   size_t step = size_t(1) << (k - 2);
-  return (bytes + step - 1) / step * step;
+  size_t padded = 0;
+  return add_fits(bytes, step - 1, padded) ? padded / step * step : 0;
 }
 
 CachingAllocator::~CachingAllocator() {
@@ -93,6 +96,11 @@ CachingAllocator::~CachingAllocator() {
 void* CachingAllocator::allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t cls = size_class(bytes);
+  if (cls == 0) {
+    throw_error(ErrorKind::OutOfMemory, "gpu",
+                fmt::format("out of memory allocating {} bytes on device {}: no block can be that large",
+                            bytes, ordinal_));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = free_.find(cls);
   void* p = nullptr;

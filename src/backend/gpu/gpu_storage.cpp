@@ -7,12 +7,25 @@
 
 #include <algorithm>
 
+#include "base/checked.h"
 #include "wick/error.h"
 
 namespace wick::gpu {
 
+namespace {
+// n elements of dtype in bytes; OutOfMemory when that exceeds 2^63-1.
+size_t alloc_bytes(size_t n, DType dtype) {
+  size_t bytes = 0;
+  if (!mul_fits(n, dtype_size(dtype), bytes)) {
+    throw_error(ErrorKind::OutOfMemory, "gpu",
+                fmt::format("{} elements of {}: the byte count exceeds 2^63-1", n, dtype_name(dtype)));
+  }
+  return bytes;
+}
+}  // namespace
+
 GpuStorage::GpuStorage(GpuDevice& dev, size_t n, DType dtype)
-    : dev_(dev), ptr_(dev.allocator().allocate(n * dtype_size(dtype))), n_(n), dtype_(dtype) {}
+    : dev_(dev), ptr_(dev.allocator().allocate(alloc_bytes(n, dtype))), n_(n), dtype_(dtype) {}
 
 GpuStorage::~GpuStorage() { dev_.allocator().release(ptr_, n_ * dtype_size(dtype_)); }
 
