@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 
 #include "cmd_files.h"
 #include "commands.h"
+#include "printable.h"
 #include "wick/error.h"
 
 int main(int argc, char** argv) {
@@ -42,7 +44,15 @@ int main(int argc, char** argv) {
   bch->add_option("--family,-f", bench.families, "op family; repeatable; default all");
   bch->add_flag("--json", bench.json, "machine-readable output");
   bch->add_option("--min-time", bench.min_time_s, "seconds of timed runs per case (after a warm-up)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& s) -> std::string {
+            // CLI::PositiveNumber lets nan and inf through (nan <= 0 is false).
+            double v = 0;
+            return CLI::detail::lexical_cast(s, v) && std::isfinite(v) && v > 0
+                       ? ""
+                       : "must be a finite number > 0";
+          },
+          "POSITIVE"));
   bch->add_option("--min-repeats", bench.min_repeats, "timed runs per case at least")
       ->check(CLI::PositiveNumber);
   bch->add_option("--seed", bench.seed, "seed of the random inputs");
@@ -82,11 +92,9 @@ int main(int argc, char** argv) {
     if (quantize->parsed()) return cmd_quantize(in_file, out_file, qtype);
     if (exp->parsed()) return cmd_export(in_file, tensor_name, out_file);
     if (tkz->parsed()) return cmd_tokenize(tokenize);
-  } catch (const wick::Error& e) {
-    fmt::print(stderr, "wick: {}\n", e.what());
-    return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wick: {}\n", e.what());
+    // Messages quote names and strings from the files read: printed escaped.
+    fmt::print(stderr, "wick: {}\n", printable(e.what()));
     return 2;
   }
   return 2;

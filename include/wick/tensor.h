@@ -93,9 +93,11 @@ class Tensor {
   Tensor copy() const;        // always a new contiguous tensor
   static Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
   static Tensor stack(const std::vector<Tensor>& ts, int64_t dim);
-  // In place: every element of this view = v (writes through shared storage).
+  // In place: every element of this view = v (writes through shared storage). A
+  // broadcast view (a dim of size > 1 with stride 0) is refused: it repeats elements.
   void fill_(Scalar v);
-  // In place: this[dim: start .. start+src.dim(dim)] = src (this must be contiguous).
+  // In place: this[dim: start .. start+src.dim(dim)] = src (this must be contiguous; a src
+  // sharing this's elements is read as it was before).
   void slice_set_(const Tensor& src, int64_t dim, size_t start);
 
   // --- elementwise -----------------------------------------------------------
@@ -161,12 +163,23 @@ class Tensor {
   std::pair<Tensor, Tensor> sort(bool ascending = true) const;  // (values, indices)
 
   // --- indexing --------------------------------------------------------------
+  // ids are u8, u32, i32 or i64. An id equal to its dtype's maximum (255 for u8,
+  // 4294967295 for u32, 2^31-1 for i32, 2^63-1 for i64) means "skip", as in Candle,
+  // where it marks padding: index_select and gather give 0 for it, scatter,
+  // scatter_add and index_add leave the destination as it is, even where a row with
+  // that index exists (a u8 id of 255 into 256 rows). Any other id outside [0, size of
+  // dim) throws IndexOutOfRange (on a GPU, at the next synchronization).
+  // index_select: ids 1-D; the output has len(ids) along dim.
   Tensor index_select(const Tensor& ids, int64_t dim) const;
+  // gather: ids has this rank and these dims except at dim; out[..i..] = this[.., ids[..i..], ..].
   Tensor gather(const Tensor& ids, int64_t dim) const;
+  // scatter: this[.., ids[p], ..] = src[p] (scatter_add: +=); ids and src have one shape.
   Tensor scatter(const Tensor& ids, const Tensor& src, int64_t dim) const;      // copy, set
   Tensor scatter_add(const Tensor& ids, const Tensor& src, int64_t dim) const;  // copy, add
-  void scatter_(const Tensor& ids, const Tensor& src, int64_t dim);             // in place (contiguous)
+  // In place (this contiguous); a src or ids sharing this's elements is read as it was before.
+  void scatter_(const Tensor& ids, const Tensor& src, int64_t dim);
   void scatter_add_(const Tensor& ids, const Tensor& src, int64_t dim);
+  // A copy of this with src's slices added at the positions ids (1-D, len = src.dim(dim)).
   Tensor index_add(const Tensor& ids, const Tensor& src, int64_t dim) const;
 
   // --- matmul, convolution, resampling -----------------------------------------

@@ -2,7 +2,8 @@
 // decoded with canonical Huffman tables one bit at a time (the approach of zlib's
 // reference decoder puff.c). Speed is secondary to being small and strictly checked:
 // every read is bounds-checked, distances never reach before the output, and the
-// output never grows past the size the archive declares.
+// output never grows past the size the archive declares. Nothing is reserved from that
+// size: the output grows with what the data really produces.
 #include "io/inflate.h"
 
 #include <array>
@@ -23,9 +24,7 @@ struct Huffman {
 class Inflater {
  public:
   Inflater(const uint8_t* in, size_t size, size_t expected, const std::string& what)
-      : in_(in), size_(size), expected_(expected), what_(what) {
-    out_.reserve(expected);
-  }
+      : in_(in), size_(size), expected_(expected), what_(what) {}
 
   std::vector<uint8_t> run() {
     int last;
