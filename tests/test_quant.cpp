@@ -417,6 +417,27 @@ TEST(QTensor, QuantizeDequantizeShapes) {
   EXPECT_EQ(qt.str(), "QTensor[4,256] q4_K cpu");
 }
 
+// Empty quantized tensors (a GGUF may hold one) on every device present: the shapes
+// come through, with zeros where a product has an empty inner dim.
+TEST(QTensor, EmptyTensorsDequantizeAndMultiply) {
+  for (Device dev : available_devices()) {
+    SCOPED_TRACE(dev.str());
+    QTensor e = QTensor::from_bytes(GgmlType::Q8_0, Shape{0, 32}, nullptr, 0, dev);
+    EXPECT_EQ(e.dequantize().shape(), (Shape{0, 32}));
+    EXPECT_EQ(e.dequantize(DType::F16).dtype(), DType::F16);
+    EXPECT_EQ(QTensor::quantize(Tensor::zeros(Shape{0, 64}, DType::F32, dev), GgmlType::Q4_0).nbytes(), 0u);
+    // y (3, 0) = x (3, 32) w^T with w (0, 32); and x (0, 32) against w (2, 32).
+    Tensor x = Tensor::ones(Shape{3, 32}, DType::F32, dev);
+    EXPECT_EQ(qmatmul(x, e).shape(), (Shape{3, 0}));
+    QTensor w = QTensor::quantize(Tensor::ones(Shape{2, 32}, DType::F32, dev), GgmlType::Q8_0);
+    EXPECT_EQ(qmatmul(Tensor::zeros(Shape{0, 32}, DType::F32, dev), w).shape(), (Shape{0, 2}));
+    // An empty inner dim: sums of nothing.
+    QTensor w0 = QTensor::from_bytes(GgmlType::Q8_0, Shape{2, 0}, nullptr, 0, dev);
+    EXPECT_EQ(qmatmul(Tensor::ones(Shape{3, 0}, DType::F32, dev), w0).to_vector<float>(),
+              std::vector<float>(6, 0.0f));
+  }
+}
+
 TEST(QTensor, BadShapeAndDtypeThrow) {
   Tensor t = Tensor::zeros(Shape{2, 48});
   try {
