@@ -6,15 +6,16 @@
 #                  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
 #                  nlohmann-json3-dev libpcre2-dev (the tokenizer's Unicode regexes)
 #                  python3-pip (also fetches the test models: scripts/fetch-test-data.sh)
-#                  clang libclang-rt-dev (libFuzzer + ASan runtimes; clang only
-#                  recommends them)
+#                  clang libclang-rt-dev (libFuzzer + ASan + TSan runtimes; clang only
+#                  recommends them) libomp-dev (LLVM's OpenMP and its Archer tool, for
+#                  the ThreadSanitizer run)
 #   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP; optional: a
 #                  release without them only loses the ROCm compile check)
 #   python:        numpy gguf (the GGUF reference in tests/python)
 set -euo pipefail
 
 core=(build-essential cmake ninja-build ccache pkg-config libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev python3-pip clang libclang-rt-dev)
+      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev python3-pip clang libclang-rt-dev libomp-dev)
 rocm=(hipcc libamdhip64-dev rocm-device-libs)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the Release build (tests and benchmarks) under ctest,
-# then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), then
-# compile-and-link checks of the GPU backends for each toolchain present (nvcc:
-# WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
-# Between them, the libFuzzer targets of the file parsers (scripts/fuzz.sh, clang) run
-# for a bounded time each.
-#   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1, WICK_SKIP_FUZZ=1,
-#   WICK_FUZZ_SECONDS (per target, default 45)
+# then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), the
+# ThreadSanitizer run of the threaded tests (scripts/ci-tsan.sh: clang, LLVM's OpenMP
+# with Archer), then compile-and-link checks of the GPU backends for each toolchain
+# present (nvcc: WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
+# Between them, the libFuzzer targets of the file parsers and the read-write-read round
+# trip (scripts/fuzz.sh, clang) run for a bounded time each.
+#   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_TSAN=1, WICK_SKIP_GPU_BUILDS=1,
+#   WICK_SKIP_FUZZ=1, WICK_FUZZ_SECONDS (per target, default 45)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +28,11 @@ step "release ctest"
 if [ "${WICK_SKIP_SANITIZE:-0}" != 1 ]; then
   step "sanitizer build and ctest"
   bash scripts/ci-sanitize.sh
+fi
+
+if [ "${WICK_SKIP_TSAN:-0}" != 1 ]; then
+  step "ThreadSanitizer build and the threaded tests"
+  bash scripts/ci-tsan.sh
 fi
 
 if [ "${WICK_SKIP_FUZZ:-0}" != 1 ]; then

@@ -263,7 +263,9 @@ OpCase conv_case(DType dt, LayoutKind lk, ConvSpec s, bool bench = false) {
     c.flops = 2.0 * double(s.x[0] * co * oh * ow) * double(terms);
     c.bytes = bytes_of(xs.elem_count() + ws.elem_count() + s.x[0] * co * oh * ow, dt);
     c.prepare = [=](Device dev, uint64_t seed) {
-      auto [x, w] = build(dev, seed);
+      // Named tensors, not a structured binding: clang 14 cannot capture one.
+      const auto built = build(dev, seed);
+      const Tensor x = built.first, w = built.second;
       return std::function<std::vector<Tensor>()>([=] { return std::vector<Tensor>{run_conv(s, x, w)}; });
     };
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -79,15 +80,15 @@ Tensor Tensor::arange(double start, double end, double step, DType dtype, Device
   const Shape shape{n};
   front::check_shape("arange", shape, DType::F64);  // the values are built in f64 on the host
   front::check_shape("arange", shape, dtype);
-  std::vector<double> v;
-  try {
-    v.resize(n);
-  } catch (const std::bad_alloc&) {
+  // A malloc'd buffer: its failure is an OutOfMemory error (as the storage's own allocation is).
+  std::unique_ptr<double, decltype(&std::free)> v(static_cast<double*>(std::malloc(n * sizeof(double))),
+                                                  &std::free);
+  if (n > 0 && !v) {
     throw_error(ErrorKind::OutOfMemory, "arange",
                 fmt::format("cannot allocate {} f64 values ({} bytes) on the host", n, n * sizeof(double)));
   }
-  for (size_t i = 0; i < n; ++i) v[i] = start + double(i) * step;
-  return from_vector(v, shape, Device::cpu()).to_dtype(dtype).to_device(device);
+  for (size_t i = 0; i < n; ++i) v.get()[i] = start + double(i) * step;
+  return from_bytes(v.get(), n, shape, DType::F64, Device::cpu()).to_dtype(dtype).to_device(device);
 }
 
 Tensor Tensor::from_bytes(const void* data, size_t count, const Shape& shape, DType dtype, Device device) {
