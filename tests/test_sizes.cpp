@@ -152,6 +152,12 @@ TEST(ArgumentSizes, ConvolutionGeometryThatWrapsIsRefused) {
   Tensor e = Tensor::zeros(Shape{1, 0, 4}), ke = Tensor::zeros(Shape{0, 4, 2});
   expect_error([&] { e.conv_transpose1d(ke, 0, 0, 1, 1, k2to62); }, ErrorKind::InvalidArgument,
                {"[conv_transpose1d]", "groups"});
+  // 2^40 kernel taps by 2^24 output positions: an unfolded input of 2^64 elements, which
+  // wrapped to an empty scratch buffer the backend then wrote. Broadcast views take no memory.
+  const size_t taps = size_t(1) << 40, positions = size_t(1) << 24;
+  Tensor xb = Tensor::zeros(Shape{1, 1, 1}).broadcast_as(Shape{1, 1, taps + positions - 1});
+  Tensor kb = Tensor::zeros(Shape{1, 1, 1}).broadcast_as(Shape{1, 1, taps});
+  expect_error([&] { xb.conv1d(kb); }, ErrorKind::InvalidArgument, {"[conv1d]", "unfolded input"});
   // Large but representable geometry still computes: padding 3 on each side, by hand.
   EXPECT_EQ(x.conv1d(k2, 3).to_vector<float>(), (std::vector<float>{0, 0, 1, 2, 2, 2, 1, 0, 0}));
 }

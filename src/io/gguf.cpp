@@ -749,7 +749,8 @@ std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, GgufValu
     for (uint64_t d : t.ne) io::put<int64_t>(out, int64_t(d));
     io::put<uint32_t>(out, t.type);
     io::put<uint64_t>(out, offset);
-    offset = pad_to(offset + nbytes, alignment);
+    offset =
+        pad_to(checked_add(offset, nbytes, ErrorKind::InvalidArgument, op, "the data section"), alignment);
   }
   out.resize(size_t(pad_to(out.size(), alignment)), 0);
   for (const auto& t : tensors) {

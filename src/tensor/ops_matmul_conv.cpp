@@ -96,6 +96,18 @@ size_t conv_transpose_out_len(const char* op, const Tensor& x, const Tensor& k, 
   return full - pad2;
 }
 
+// The backends unfold the input (im2col): a matrix of `per_position` kernel taps (C_in/groups x
+// kernel size for a convolution, C_out x kernel size for a transposed one, each a product of the
+// dims of an existing tensor) by `positions`; its size must fit as any tensor's does.
+void check_unfolded(const char* op, const Tensor& x, const Tensor& k, size_t per_position, size_t positions) {
+  uint64_t n = 0;
+  if (!mul_fits(per_position, positions, n)) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("input {} kernel {}: the unfolded input ({} x {}) exceeds 2^63-1 elements",
+                            describe(x), describe(k), per_position, positions));
+  }
+}
+
 void check_groups(const char* op, const Tensor& x, const Tensor& k, size_t c_in, size_t c_out,
                   size_t groups) {
   check_positive(op, groups, "groups");
@@ -184,6 +196,7 @@ Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_
   size_t l_out = conv_out_len(op, *this, kernel, p.l_in, p.k_size, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, l_out};
   if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, kernel.dims()[1] * p.k_size, l_out);
   auto s = front::storage_of(*this).conv1d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -226,6 +239,7 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
   p.padding = padding, p.output_padding = output_padding, p.stride = stride, p.dilation = dilation;
   Shape out_shape{p.b_size, p.c_out, l_out};
   if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, p.c_out * p.k_size, p.l_in);
   auto s = front::storage_of(*this).conv_transpose1d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -248,6 +262,7 @@ Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_
   size_t ow = conv_out_len(op, *this, kernel, p.i_w, p.k_w, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
   if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, kernel.dims()[1] * p.k_h * p.k_w, oh * ow);
   auto s = front::storage_of(*this).conv2d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -276,6 +291,7 @@ Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t out
       conv_transpose_out_len(op, *this, kernel, p.i_w, p.k_w, padding, output_padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
   if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, p.c_out * p.k_h * p.k_w, p.i_h * p.i_w);
   auto s = front::storage_of(*this).conv_transpose2d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
