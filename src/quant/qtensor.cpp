@@ -118,9 +118,9 @@ Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path) {
   }
   std::vector<size_t> out_dims = x.dims();
   out_dims.back() = n;
-  const size_t m = k ? x.elem_count() / k : 0;
-  if (m == 0 || n == 0) return Tensor::empty(Shape(out_dims), x.dtype(), x.device());
   if (k == 0) return Tensor::zeros(Shape(out_dims), x.dtype(), x.device());  // sums of nothing
+  const size_t m = x.elem_count() / k;
+  if (m == 0 || n == 0) return Tensor::empty(Shape(out_dims), x.dtype(), x.device());
   if (path == QMatmulPath::Auto) path = options().qmatmul_path;
   const Tensor xc = x.contiguous();
   StoragePtr s = backend_device(x.device())
