@@ -1,26 +1,29 @@
 # GPU backends: libwick-cuda.so and libwick-rocm.so from the same sources.
 #
-# Kernels (src/backend/gpu/kernels/<family>.cu) are compiled ahead of time, one
-# image per family: nvcc -> fatbin (SASS for each of WICK_CUDA_ARCHS, PTX for the
-# highest), hipcc --genco -> code object bundle (each gfx target of
-# WICK_ROCM_ARCHS, or of the defaults that the found hipcc accepts). The images
-# are embedded into the module with `.incbin` (generated <vendor>/images.cpp).
-# Host code (src/backend/gpu/*.cpp) is compiled by the host compiler against
-# cudart or libamdhip64; vendor.h is the only file that tells them apart.
+# Kernels are compiled ahead of time, one image per kernel file: each
+# src/backend/gpu/kernels/<family>.cu is module "<family>", and a family split into
+# parts (headers and instantiation files in kernels/<family>/) has a module per
+# part, kernels/<family>/<part>.cu -> "<family>_<part>". nvcc -> fatbin (SASS for
+# each of WICK_CUDA_ARCHS, PTX for the highest), hipcc --genco -> code object
+# bundle (each gfx target of WICK_ROCM_ARCHS, or of the defaults that the found
+# hipcc accepts). The images are embedded into the module with `.incbin`
+# (generated <vendor>/images.cpp), each under the Module that gpu_device.h's
+# WICK_GPU_MODULES names for it: an image without a Module, or a Module without an
+# image, fails the build. Host code (src/backend/gpu/*.cpp) is compiled by the host
+# compiler against cudart or libamdhip64; vendor.h is the only file that tells
+# them apart.
 
-set(WICK_GPU_FAMILIES affine binary cast fill ternary unary reduce sort indexing matmul conv nn quantized)
 set(WICK_GPU_DIR ${PROJECT_SOURCE_DIR}/src/backend/gpu)
 file(GLOB WICK_GPU_HOST_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/*.cpp)
-file(GLOB WICK_GPU_KERNEL_HEADERS CONFIGURE_DEPENDS ${WICK_GPU_DIR}/kernels/*.cuh)
-set(WICK_GPU_KERNEL_DEPS ${WICK_GPU_KERNEL_HEADERS} ${WICK_GPU_DIR}/vendor.h
-    ${PROJECT_SOURCE_DIR}/src/backend/common/functors.h ${PROJECT_SOURCE_DIR}/src/backend/common/philox.h
-    ${PROJECT_SOURCE_DIR}/src/backend/common/hd.h ${PROJECT_SOURCE_DIR}/src/base/ggml_blocks.h)
+file(GLOB WICK_GPU_KERNEL_SOURCES CONFIGURE_DEPENDS ${WICK_GPU_DIR}/kernels/*.cu ${WICK_GPU_DIR}/kernels/*/*.cu)
 # f32/f64 results must match the CPU bit for bit where the math is exact (affine,
 # binary): no contraction of a*b+c into fma.
-set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${PROJECT_SOURCE_DIR}/src)
+set(WICK_GPU_KERNEL_FLAGS -std=c++17 -O3 -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/include)
 
-# wick_gpu_images(<vendor> <ext> <out_var> <compile command prefix...>): one image
-# per family, plus <vendor>/images.cpp embedding them; sets <out_var> to the .cpp.
+# wick_gpu_images(<vendor> <ext> <archs> <out_var> <compile command prefix...>):
+# one image per kernel file (its headers tracked through the compiler's depfile),
+# plus <vendor>/images.cpp (cmake/gpu_images.cpp.in) embedding them; sets <out_var>
+# to the .cpp.
 function(wick_gpu_images vendor ext archs_string out_var)
   set(dir ${CMAKE_BINARY_DIR}/gpu-${vendor})
   file(MAKE_DIRECTORY ${dir})
@@ -28,45 +31,45 @@ function(wick_gpu_images vendor ext archs_string out_var)
   set(asm "")
   set(decls "")
   set(table "")
-  foreach(family ${WICK_GPU_FAMILIES})
-    set(src ${WICK_GPU_DIR}/kernels/${family}.cu)
-    set(img ${dir}/${family}.${ext})
+  foreach(src ${WICK_GPU_KERNEL_SOURCES})
+    file(RELATIVE_PATH rel ${WICK_GPU_DIR}/kernels ${src})
+    string(REGEX REPLACE "\\.cu$" "" name ${rel})
+    string(REPLACE "/" "_" name ${name})
+    set(img ${dir}/${name}.${ext})
     add_custom_command(
       OUTPUT ${img}
-      COMMAND ${ARGN} -o ${img} ${src}
-      DEPENDS ${src} ${WICK_GPU_KERNEL_DEPS}
-      COMMENT "wick: ${vendor} kernels ${family}"
+      COMMAND ${ARGN} -MD -MF ${img}.d -MT ${img} -o ${img} ${src}
+      DEPENDS ${src}
+      DEPFILE ${img}.d
+      COMMENT "wick: ${vendor} kernels ${name}"
       VERBATIM)
     list(APPEND images ${img})
-    string(APPEND asm "\".globl wick_img_${family}\\n.hidden wick_img_${family}\\n.balign 16\\n\"\n"
-                      "\"wick_img_${family}:\\n.incbin \\\"${img}\\\"\\n\"\n"
-                      "\".globl wick_img_${family}_end\\n.hidden wick_img_${family}_end\\n\"\n"
-                      "\"wick_img_${family}_end:\\n.byte 0\\n\"\n")
-    string(APPEND decls "extern \"C\" const unsigned char wick_img_${family}[], wick_img_${family}_end[];\n")
-    string(APPEND table "    {wick_img_${family}, size_t(wick_img_${family}_end - wick_img_${family})},\n")
+    string(APPEND asm "\".globl wick_img_${name}\\n.hidden wick_img_${name}\\n.balign 16\\n\"\n"
+                      "\"wick_img_${name}:\\n.incbin \\\"${img}\\\"\\n\"\n"
+                      "\".globl wick_img_${name}_end\\n.hidden wick_img_${name}_end\\n\"\n"
+                      "\"wick_img_${name}_end:\\n.byte 0\\n\"\n")
+    string(APPEND decls "extern \"C\" const unsigned char wick_img_${name}[], wick_img_${name}_end[];\n")
+    string(APPEND table "    {module_named(\"${name}\"), wick_img_${name}, wick_img_${name}_end},\n")
   endforeach()
   set(cpp ${dir}/images.cpp)
-  file(WRITE ${cpp}.in
-       "// Generated by cmake/gpu.cmake: the ${vendor} kernel images, embedded.\n"
-       "#include \"backend/gpu/gpu_device.h\"\n\n"
-       "__asm__(\".section .rodata\\n\"\n${asm}\".previous\\n\");\n\n${decls}\n"
-       "namespace wick::gpu {\n"
-       "ModuleImage module_image(Module m) {\n"
-       "  static const ModuleImage images[kNumModules] = {\n${table}  };\n"
-       "  return images[size_t(m)];\n}\n"
-       "const char* compiled_archs() { return \"${archs_string}\"; }\n"
-       "}  // namespace wick::gpu\n")
-  configure_file(${cpp}.in ${cpp} COPYONLY)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/gpu_images.cpp.in ${cpp} @ONLY)
   set_source_files_properties(${cpp} PROPERTIES OBJECT_DEPENDS "${images}")
   set(${out_var} ${cpp} PARENT_SCOPE)
 endfunction()
 
+# A module lands beside libwick.so, in the build tree and where it is installed: the
+# registry looks for it there (src/backend/registry.cpp). Its install RPATH keeps the
+# vendor's library folders it was linked against (cuBLAS, libamdhip64).
 function(wick_gpu_module target)
-  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
-                                             CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}
+                                             CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+                                             INSTALL_RPATH_USE_LINK_PATH ON)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${target} PRIVATE wick fmt::fmt)
   target_compile_options(${target} PRIVATE ${WICK_WARNINGS})
+  if(WICK_INSTALL)
+    install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+  endif()
 endfunction()
 
 # ---- CUDA ----------------------------------------------------------------------------

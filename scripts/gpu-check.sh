@@ -9,16 +9,24 @@
 #          the same cases in the same run (bench/torch_compare.py,
 #          bench/gpu_ops_compare.py), the quantized targets
 #          (bench/gpu_quant_report.py: the batch-1 mat-vec back to back and after
-#          an ordinary kernel), and `wick bench --device gpu:0`.
+#          an ordinary kernel), and `wick bench --device gpu:0`;
+#   model: the model runner on gpu:0: its tests (SmolLM2's greedy tokens on the GPU
+#          equal the CPU's), the logits of tiny models of every architecture and
+#          weight type against the float64 NumPy reference, SmolLM2's logits against
+#          Hugging Face transformers, `wick generate` (memory figure) and
+#          `wick bench-model` on SmolLM2. Needs the files of scripts/fetch-test-data.sh
+#          in the folder the tests were built to read (WICK_TEST_DATA_DIR of the build),
+#          given here as WICK_GPU_DATA, and the Python package gguf (the GPU machine has
+#          no registry: install its wheel first).
 # Output in $OUT, at most 8 files: summary.txt (the digest), the Markdown reports
 # (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md) and gpu-check.tgz,
 # which holds every log and benchmark JSON.
 #
-# usage: scripts/gpu-check.sh [all|test|bench|ops|quant]   (default all)
+# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model (default all)
 #   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
 #                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
-#     executables (test_*, wick_bench, wick) built for sm_90 elsewhere (strip them to
+#     executables (test_*, wick_bench, wick or bin/wick) built for sm_90 elsewhere (strip them to
 #     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
 #     load here, else the script builds.
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
@@ -41,7 +49,13 @@ pack() {
   [ ${#files[@]} -gt 0 ] && tar -czf "$OUT/gpu-check.tgz" -C "$OUT" --remove-files "${files[@]}"
 }
 trap pack EXIT
-want() { [ "$MODE" = all ] || [[ " $* " == *" $MODE "* ]]; }  # does MODE include one of these parts?
+# Does MODE (a part, or parts joined by commas) include one of these parts?
+want() {
+  [ "$MODE" = all ] && return 0
+  local p
+  for p in "$@"; do [[ ",$MODE," == *",$p,"* ]] && return 0; done
+  return 1
+}
 
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
@@ -56,16 +70,19 @@ if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_backend" --gtest_list_tests 
   ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
   B="$P"
   export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  W="$P/wick"
   log "using prebuilt binaries in $P"
 else
   log "configure + build"
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
     -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
   ninja -C "$B" -j16 wick wick-cuda wick_cli wick_bench test_gpu_backend test_gpu_elementwise test_gpu_ops \
-    test_gpu_quant test_parity >>"$OUT/build.log" 2>&1 ||
+    test_gpu_quant test_parity test_model test_model_attention test_model_smollm >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
 fi
+# The CLI: bin/wick in a build tree (the target `wick` is the library).
+[ -x "${W:-}" ] || W="$B/bin/wick"
 
 rc=0
 gtest() {  # name timeout [gtest args...]: runs one test binary, digest to the summary
@@ -102,9 +119,9 @@ if want test ops quant; then
     grep -E "^\[ +(OK|FAILED) +\]|PASSED|FAILED" "$OUT/test_parity.log" | tee -a "$S"
     grep -E " on gpu:0: " "$OUT/test_parity.log" | head -40 >>"$S"
   fi
-  if want test && [ -x "$B/wick" ]; then
+  if want test && [ -x "$W" ]; then
     log "wick devices; wick check --device gpu:0"
-    { timeout 20 "$B/wick" devices; timeout 150 "$B/wick" check --device gpu:0; } >"$OUT/wick-check.log" 2>&1 ||
+    { timeout 20 "$W" devices; timeout 150 "$W" check --device gpu:0; } >"$OUT/wick-check.log" 2>&1 ||
       rc=1
     grep -v "^  " "$OUT/wick-check.log" | tail -25 | tee -a "$S"
   fi
@@ -143,10 +160,39 @@ if want bench ops quant; then
     fi
     rm -f "$qc"
   fi
-  if want bench && [ -x "$B/wick" ]; then
+  if want bench && [ -x "$W" ]; then
     log "wick bench --device gpu:0"
-    timeout 120 "$B/wick" bench --device gpu:0 --min-time 0.05 >"$OUT/wick-bench-cli.log" 2>&1 || rc=1
+    timeout 120 "$W" bench --device gpu:0 --min-time 0.05 >"$OUT/wick-bench-cli.log" 2>&1 || rc=1
     tail -15 "$OUT/wick-bench-cli.log" | tee -a "$S"
+  fi
+fi
+
+# ---- the model runner ------------------------------------------------------------------
+if want model; then
+  D=${WICK_GPU_DATA:-$B/test-data}
+  smol="$D/SmolLM2-135M-Instruct.Q4_1.gguf"
+  log "model runner on gpu:0 (test data in $D)"
+  gtest test_model 300
+  gtest test_model_attention 120
+  gtest test_model_smollm 300
+  log "tiny models' logits on gpu:0 against the float64 NumPy reference"
+  PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/check_logits.py --wick "$W" --device gpu:0 \
+    >"$OUT/check_logits_gpu.log" 2>&1 || rc=1
+  tail -1 "$OUT/check_logits_gpu.log" | tee -a "$S"
+  if [ -f "$smol" ]; then
+    log "SmolLM2 on gpu:0 against Hugging Face transformers"
+    PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/hf_compare.py "$smol" --wick "$W" --device gpu:0 \
+      --prompt "The capital of France is" >"$OUT/hf_compare.log" 2>&1 || rc=1
+    tail -6 "$OUT/hf_compare.log" | tee -a "$S"
+    log "wick generate / bench-model on gpu:0"
+    timeout 120 "$W" generate "$smol" -p "The capital of France is" -n 32 --temp 0 -d gpu:0 \
+      >"$OUT/generate_gpu.log" 2>&1 || rc=1
+    tail -8 "$OUT/generate_gpu.log" | tee -a "$S"
+    timeout 300 "$W" bench-model "$smol" -p 512 -n 128 -d gpu:0 >"$OUT/bench_model_smollm.log" 2>&1 || rc=1
+    tail -6 "$OUT/bench_model_smollm.log" | tee -a "$S"
+  else
+    log "no $smol: SmolLM2 checks not run"
+    rc=1
   fi
 fi
 

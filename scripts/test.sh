@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the Release build (tests and benchmarks) under ctest,
-# then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), the
-# ThreadSanitizer run of the threaded tests (scripts/ci-tsan.sh: clang, LLVM's OpenMP
-# with Archer), then compile-and-link checks of the GPU backends for each toolchain
-# present (nvcc: WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
-# Between them, the libFuzzer targets of the file parsers and the read-write-read round
-# trip (scripts/fuzz.sh, clang) run for a bounded time each.
+# then wick used as a dependency (tests/consumer/run.sh: that build installed to a
+# prefix, a program built against it through find_package, pkg-config and
+# add_subdirectory), then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan,
+# zero reports), the ThreadSanitizer run of the threaded tests (scripts/ci-tsan.sh:
+# clang, LLVM's OpenMP with Archer), then compile-and-link checks of the GPU backends
+# for each toolchain present (nvcc: WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is
+# needed, none is used). Between them, the libFuzzer targets of the file parsers and the
+# read-write-read round trip (scripts/fuzz.sh, clang) run for a bounded time each.
 #   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_TSAN=1, WICK_SKIP_GPU_BUILDS=1,
 #   WICK_SKIP_FUZZ=1, WICK_FUZZ_SECONDS (per target, default 45)
 set -euo pipefail
@@ -24,6 +26,8 @@ cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=
 cmake --build build-test -j "$jobs"
 step "release ctest"
 (cd build-test && ctest --output-on-failure -j 2)
+step "wick as a dependency: install, find_package, pkg-config, add_subdirectory"
+bash tests/consumer/run.sh build-test
 
 if [ "${WICK_SKIP_SANITIZE:-0}" != 1 ]; then
   step "sanitizer build and ctest"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/dispatch.h"
+#include "wick/check.h"
 #include "wick/tensor.h"
 
 namespace wick::mmtest {
@@ -42,21 +43,10 @@ inline Tensor make(const Values& v, const Shape& shape, DType dt) {
 }
 
 // Unit roundoff of a float dtype (half an ulp at 1).
-inline double unit_roundoff(DType dt) {
-  switch (dt) {
-    case DType::F16:
-      return 0x1.0p-11;
-    case DType::BF16:
-      return 0x1.0p-8;
-    case DType::F32:
-      return 0x1.0p-24;
-    default:
-      return 0x1.0p-53;
-  }
-}
+inline double unit_roundoff(DType dt) { return check::float_epsilon(dt) / 2; }
 
 // The unit roundoff of the arithmetic the CPU backend uses for dtype `dt` in GEMM (f32 for halves).
-inline double gemm_roundoff(DType dt) { return dt == DType::F64 ? 0x1.0p-53 : 0x1.0p-24; }
+inline double gemm_roundoff(DType dt) { return unit_roundoff(dt == DType::F64 ? DType::F64 : DType::F32); }
 
 // Every element within |got - want| <= tol[i]; NaN must meet NaN.
 inline void expect_close(const Tensor& got, const Values& want, const Values& tol, const std::string& what) {

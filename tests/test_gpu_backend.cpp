@@ -140,10 +140,7 @@ TEST(GpuRandom, NormalStreamsMatchTheCpuWithinTwoUlpBelowF64) {
     auto g = seeded_draw(kGpu, dt, 9, true, 1.0, 2.0, n);
     auto c = seeded_draw(Device::cpu(), dt, 9, true, 1.0, 2.0, n);
     ASSERT_EQ(g.size(), n);
-    const double eps = dt == DType::F16    ? 0x1p-10
-                       : dt == DType::BF16 ? 0x1p-7
-                       : dt == DType::F32  ? 0x1p-23
-                                           : 0x1p-52;
+    const double eps = check::float_epsilon(dt);
     const double ulps = dt == DType::F64 ? 8.0 : 2.0;
     double mean = 0;
     for (size_t i = 0; i < n; ++i) {

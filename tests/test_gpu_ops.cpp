@@ -165,13 +165,6 @@ std::vector<double> ref_matmul(const std::vector<double>& a, const std::vector<d
   return c;
 }
 
-double eps_of(DType dt) {
-  return dt == DType::F16    ? 0x1.0p-10
-         : dt == DType::BF16 ? 0x1.0p-7
-         : dt == DType::F32  ? 0x1.0p-23
-                             : 0x1.0p-52;
-}
-
 // The GEMM of (b, m, k) x (b, k, n) on the GPU (rhs given transposed in memory when
 // `rhs_t`) against float64, within the dtype's rounding plus f32 accumulation.
 void check_gemm(DType dt, size_t batch, size_t m, size_t n, size_t k, bool rhs_t) {
@@ -183,9 +176,9 @@ void check_gemm(DType dt, size_t batch, size_t m, size_t n, size_t k, bool rhs_t
   Tensor c = ta.matmul(tb).to_dtype(DType::F64);
   std::vector<double> got = c.to_vector<double>(), want = ref_matmul(a, b, batch, m, n, k);
   ASSERT_EQ(got.size(), want.size());
-  const double acc = dt == DType::F64 ? 0x1.0p-52 : 0x1.0p-23;
+  const double acc = check::float_epsilon(dt == DType::F64 ? DType::F64 : DType::F32);
   for (size_t i = 0; i < got.size(); ++i) {
-    double bound = eps_of(dt) * std::abs(want[i]) + 4 * acc * double(k) + 1e-300;
+    double bound = check::float_epsilon(dt) * std::abs(want[i]) + 4 * acc * double(k) + 1e-300;
     ASSERT_LE(std::abs(got[i] - want[i]), bound) << dtype_name(dt) << " element " << i;
   }
 }
@@ -279,7 +272,8 @@ TEST(GpuGemm, VendorBlasAndPortableKernelMatchFloat64ForHalfTypes) {
       std::vector<double> want = ref_matmul(aa, bb, 4, 5, 8, 6);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_LE(std::abs(got[i] - want[i]), eps_of(dt) * std::abs(want[i]) + 4 * 0x1.0p-23 * 6) << i;
+        ASSERT_LE(std::abs(got[i] - want[i]), check::float_epsilon(dt) * std::abs(want[i]) + 4 * 0x1.0p-23 * 6)
+            << i;
     }
   }
 }

@@ -492,6 +492,38 @@ TEST(QMatmul, MatchesFloat64OfDequantizedOperands) {
   }
 }
 
+TEST(QMatmul, DequantGemmPathIsTheFloat64DotOfTheDequantizedWeight) {
+  const size_t m = 4, n = 7, k = 768;
+  std::mt19937 rng(12);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> xv(m * k), wv(n * k);
+  for (auto& v : xv) v = nd(rng);
+  for (auto& v : wv) v = nd(rng);
+  const Tensor x = Tensor::from_vector(xv, Shape{m, k});
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16}) {
+    const size_t kt = t == GgmlType::Q4_K || t == GgmlType::Q6_K ? 512 : k;  // whole 256-blocks
+    QTensor w = QTensor::quantize(Tensor::from_vector(std::vector<float>(wv.begin(), wv.begin() + ptrdiff_t(n * kt)),
+                                                      Shape{n, kt}),
+                                  t);
+    const Tensor xs = x.narrow(1, 0, kt).contiguous();
+    const auto xh = xs.to_vector<float>();
+    const auto wd = w.dequantize().to_vector<float>();
+    const auto out = qmatmul(xs, w, QMatmulPath::DequantGemm).to_vector<float>();
+    ASSERT_EQ(out.size(), m * n);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        double ref = 0, mag = 0;
+        for (size_t l = 0; l < kt; ++l) {
+          ref += double(xh[i * kt + l]) * wd[j * kt + l];
+          mag += std::fabs(double(xh[i * kt + l]) * wd[j * kt + l]);
+        }
+        // f32 products and sums: a few units of 2^-24 of the sum of magnitudes
+        EXPECT_NEAR(out[i * n + j], ref, 1e-5 * mag) << ggml_type_name(t) << " " << i << "," << j;
+      }
+    }
+  }
+}
+
 TEST(QMatmul, EqualsRowByRowVecDotExactly) {
   // the batched kernel must give each output exactly what a single-row vec_dot gives
   const size_t m = 5, n = 3, k = 768;

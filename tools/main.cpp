@@ -4,6 +4,8 @@
 //   wick bench [--device D] [--family F]... [--json] [--min-time S] [--min-repeats N] [--seed N]
 //   wick inspect FILE [--json] | quantize IN OUT --type T | export FILE TENSOR -o OUT   (GGUF, safetensors)
 //   wick tokenize MODEL TEXT [--json] [--no-special] [--no-parse-special]
+//   wick generate MODEL -p PROMPT [-n N] [-d DEVICE] [--chat] [--ctx N] [sampling flags] [--dump-logits OUT]
+//   wick bench-model MODEL [-p N] [-n N] [-d DEVICE] [-r REPS] [--json]
 // Exit status: 0 success, 1 a failed check or a benchmark that could not run, 2 bad usage.
 #include <fmt/format.h>
 
@@ -11,6 +13,7 @@
 #include <cmath>
 
 #include "cmd_files.h"
+#include "cmd_model.h"
 #include "commands.h"
 #include "printable.h"
 #include "wick/error.h"
@@ -82,6 +85,40 @@ int main(int argc, char** argv) {
   tkz->add_flag("--no-parse-special", tokenize.no_parse_special,
                 "control tokens written in the text stay text");
 
+  GenerateCliOptions gen;
+  auto* gnr = app.add_subcommand("generate", "generate text with a GGUF model (llama, qwen2, qwen3)");
+  gnr->add_option("model", gen.model, "GGUF model file")->required();
+  gnr->add_option("--prompt,-p", gen.prompt, "prompt text")->required();
+  gnr->add_option("--n-predict,-n", gen.n_predict, "tokens to generate; -1: until end of generation")
+      ->check(CLI::Range(int64_t(-1), INT64_MAX));
+  gnr->add_option("--device,-d", gen.device, "device (cpu, gpu, gpu:N); default the first GPU, else the CPU");
+  gnr->add_flag("--chat", gen.chat, "apply the model's chat template to the prompt");
+  gnr->add_option("--ctx,-c", gen.ctx, "KV cache length in tokens; default min(model context, 4096)");
+  gnr->add_option("--temp", gen.sampler.temp, "temperature; 0: greedy")->capture_default_str();
+  gnr->add_option("--top-k", gen.sampler.top_k, "top-k; 0: off")->capture_default_str();
+  gnr->add_option("--top-p", gen.sampler.top_p, "top-p; 1: off")->capture_default_str();
+  gnr->add_option("--min-p", gen.sampler.min_p, "min-p; 0: off")->capture_default_str();
+  gnr->add_option("--repeat-penalty", gen.sampler.repeat_penalty, "repetition penalty; 1: off")
+      ->capture_default_str();
+  gnr->add_option("--repeat-last-n", gen.sampler.repeat_last_n,
+                  "tokens the penalty looks at; -1: the context")
+      ->capture_default_str();
+  gnr->add_option("--seed,-s", gen.sampler.seed, "sampling seed; default random");
+  gnr->add_option("--dump-logits", gen.dump_logits, "write the prompt's last logits (f32) to this .npy file");
+
+  BenchModelOptions bm;
+  auto* bmd =
+      app.add_subcommand("bench-model", "prefill and decode tokens/s of a GGUF model (as llama-bench)");
+  bmd->add_option("model", bm.model, "GGUF model file")->required();
+  bmd->add_option("--n-prompt,-p", bm.n_prompt, "prompt tokens of the prefill test (0: skip)")
+      ->capture_default_str();
+  bmd->add_option("--n-gen,-n", bm.n_gen, "tokens of the decode test (0: skip)")->capture_default_str();
+  bmd->add_option("--device,-d", bm.device, "device (cpu, gpu, gpu:N); default the first GPU, else the CPU");
+  bmd->add_option("--repetitions,-r", bm.reps, "repetitions of each test")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  bmd->add_flag("--json", bm.json, "machine-readable output");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -92,6 +129,8 @@ int main(int argc, char** argv) {
     if (quantize->parsed()) return cmd_quantize(in_file, out_file, qtype);
     if (exp->parsed()) return cmd_export(in_file, tensor_name, out_file);
     if (tkz->parsed()) return cmd_tokenize(tokenize);
+    if (gnr->parsed()) return cmd_generate(gen);
+    if (bmd->parsed()) return cmd_bench_model(bm);
   } catch (const std::exception& e) {
     // Messages quote names and strings from the files read: printed escaped.
     fmt::print(stderr, "wick: {}\n", printable(e.what()));

@@ -40,6 +40,10 @@ struct Tolerance {
   static Tolerance exact_match() { return {true, 0, 0, 0}; }
   static Tolerance close(double atol, double rtol, double nmse = 0) { return {false, atol, rtol, nmse}; }
 };
+// The machine epsilon of a float dtype, the gap between 1 and the next value:
+// 2^-10 (f16), 2^-7 (bf16), 2^-23 (f32), 2^-52 (f64); 0 for integer dtypes.
+// Every per-dtype tolerance of the harness and the tests is built on it.
+double float_epsilon(DType dt);
 // The usual bound for a float dtype's rounding (f16/bf16/f32/f64), scaled by `ulps`.
 Tolerance float_tolerance(DType dt, double ulps = 4.0);
 

@@ -43,6 +43,8 @@ struct MemoryStats {
   size_t in_use = 0;  // bytes handed out to live tensors
   size_t cached = 0;  // bytes held by the caching allocator, free for reuse
   size_t peak = 0;    // high-water mark of in_use
+  size_t free = 0;    // bytes the device has free beyond wick's (GPU: the runtime's free
+                      // memory; CPU: MemAvailable of /proc/meminfo, 0 when unknown)
 };
 
 // Devices present in this process: the CPU first, then each GPU of each loaded backend.

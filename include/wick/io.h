@@ -30,6 +30,10 @@ namespace wick {
 // check_output_path runs those checks alone, for tools that write after long work.
 void check_output_path(const std::string& path, const std::string& op);
 
+namespace io {
+struct Mapping;  // src/io/file.h: a file's mapped bytes or a private copy of a buffer
+}
+
 // ---- GGUF -------------------------------------------------------------------------
 
 // Metadata value types; the numbering is the file's (gguf_type).
@@ -161,6 +165,8 @@ class GgufFile {
   std::vector<GgufTensorInfo> tensors_;
   // Positions in kv_ / tensors_ by key / name; the views point into the mapped image.
   std::unordered_map<std::string_view, size_t> key_index_, tensor_index_;
+  // Takes ownership of the image `m` (named `path` in messages) and parses it.
+  static GgufFile load(io::Mapping m, const std::string& path);
   void parse_image();
 };
 
@@ -215,6 +221,8 @@ class SafetensorsFile {
   std::map<std::string, std::string> metadata_;
   std::vector<SafetensorsInfo> tensors_;
   std::vector<size_t> by_name_;  // positions in tensors_, sorted by name
+  // Takes ownership of the image `m` (named `path` in messages) and parses it.
+  static SafetensorsFile load(io::Mapping m, const std::string& path);
   void parse_image();
 };
 

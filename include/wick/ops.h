@@ -1,6 +1,6 @@
 // Op enumerations and parameter structs shared by the front end and every
-// backend. Adding an op to a family adds an enum value here (and a name in the
-// table beside it), never a backend method.
+// backend. Adding an op to a family adds a row to its table in wick/op_table.h
+// (which generates the enum and the names here), never a backend method.
 #pragma once
 
 #include <array>
@@ -9,44 +9,53 @@
 #include <optional>
 #include <string_view>
 
+#include "wick/op_table.h"
+
 namespace wick {
 
-// Candle's 19 unary ops (reference 3.1) plus sigmoid. Kernel name "u{name}_{dtype}".
-enum class UnaryOp : uint8_t {
-  Exp, Log, Sin, Cos, Abs, Neg, Recip, Sqr, Sqrt, Gelu, GeluErf, Erf, Relu, Silu, Tanh,
-  Floor, Ceil, Round, Sign, Sigmoid,
-};
-inline constexpr size_t kNumUnaryOps = 20;
-inline constexpr std::array<std::string_view, kNumUnaryOps> kUnaryOpNames = {
-    "exp",  "log",      "sin", "cos",  "abs",  "neg",  "recip", "sqr",   "sqrt", "gelu",
-    "gelu_erf", "erf", "relu", "silu", "tanh", "floor", "ceil", "round", "sign", "sigmoid"};
-static_assert(kUnaryOpNames.size() == kNumUnaryOps);
+// The enums and names below are generated from the rows of wick/op_table.h.
+#define WICK_OP_ENUMERATOR(op, ...) op,
+#define WICK_OP_NAME(op, name, ...) #name,
+#define WICK_OP_COUNT(...) +1
+
+// Kernel name "u{name}_{dtype}".
+enum class UnaryOp : uint8_t { WICK_UNARY_OPS(WICK_OP_ENUMERATOR) };
+inline constexpr size_t kNumUnaryOps = 0 WICK_UNARY_OPS(WICK_OP_COUNT);
+inline constexpr std::array<std::string_view, kNumUnaryOps> kUnaryOpNames = {WICK_UNARY_OPS(WICK_OP_NAME)};
 inline constexpr std::string_view unary_op_name(UnaryOp op) { return kUnaryOpNames[size_t(op)]; }
-// Ops defined for integer dtypes too (abs, neg, sqr, relu, sign, floor, ceil, round are exact on ints).
+// Ops defined for integer dtypes too (the rows marked `all`: exact on integers).
 constexpr bool unary_op_allows_int(UnaryOp op) {
-  return op == UnaryOp::Abs || op == UnaryOp::Neg || op == UnaryOp::Sqr || op == UnaryOp::Relu ||
-         op == UnaryOp::Sign || op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round;
+#define WICK_OP_ALLOWS_INT_floats false
+#define WICK_OP_ALLOWS_INT_all true
+#define WICK_OP_ALLOWS_INT(op, name, dtypes) WICK_OP_ALLOWS_INT_##dtypes,
+  constexpr bool kAllowsInt[] = {WICK_UNARY_OPS(WICK_OP_ALLOWS_INT)};
+#undef WICK_OP_ALLOWS_INT
+#undef WICK_OP_ALLOWS_INT_all
+#undef WICK_OP_ALLOWS_INT_floats
+  return kAllowsInt[size_t(op)];
 }
 
 // Kernel name "b{name}_{dtype}".
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Maximum, Minimum };
-inline constexpr size_t kNumBinaryOps = 6;
-inline constexpr std::array<std::string_view, kNumBinaryOps> kBinaryOpNames = {"add", "sub", "mul",
-                                                                              "div", "maximum", "minimum"};
+enum class BinaryOp : uint8_t { WICK_BINARY_OPS(WICK_OP_ENUMERATOR) };
+inline constexpr size_t kNumBinaryOps = 0 WICK_BINARY_OPS(WICK_OP_COUNT);
+inline constexpr std::array<std::string_view, kNumBinaryOps> kBinaryOpNames = {WICK_BINARY_OPS(WICK_OP_NAME)};
 inline constexpr std::string_view binary_op_name(BinaryOp op) { return kBinaryOpNames[size_t(op)]; }
 
 // Output u8 (0/1). Kernel name "{name}_{dtype}".
-enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-inline constexpr size_t kNumCmpOps = 6;
-inline constexpr std::array<std::string_view, kNumCmpOps> kCmpOpNames = {"eq", "ne", "lt", "le", "gt", "ge"};
+enum class CmpOp : uint8_t { WICK_CMP_OPS(WICK_OP_ENUMERATOR) };
+inline constexpr size_t kNumCmpOps = 0 WICK_CMP_OPS(WICK_OP_COUNT);
+inline constexpr std::array<std::string_view, kNumCmpOps> kCmpOpNames = {WICK_CMP_OPS(WICK_OP_NAME)};
 inline constexpr std::string_view cmp_op_name(CmpOp op) { return kCmpOpNames[size_t(op)]; }
 
 // ArgMin/ArgMax return u32 (first index among ties).
-enum class ReduceOp : uint8_t { Sum, Min, Max, ArgMin, ArgMax };
-inline constexpr size_t kNumReduceOps = 5;
-inline constexpr std::array<std::string_view, kNumReduceOps> kReduceOpNames = {"sum", "min", "max", "argmin",
-                                                                              "argmax"};
+enum class ReduceOp : uint8_t { WICK_REDUCE_OPS(WICK_OP_ENUMERATOR) };
+inline constexpr size_t kNumReduceOps = 0 WICK_REDUCE_OPS(WICK_OP_COUNT);
+inline constexpr std::array<std::string_view, kNumReduceOps> kReduceOpNames = {WICK_REDUCE_OPS(WICK_OP_NAME)};
 inline constexpr std::string_view reduce_op_name(ReduceOp op) { return kReduceOpNames[size_t(op)]; }
+
+#undef WICK_OP_COUNT
+#undef WICK_OP_NAME
+#undef WICK_OP_ENUMERATOR
 
 enum class PoolOp : uint8_t { Avg, Max };
 
@@ -73,7 +82,9 @@ struct Conv1dParams {
 struct ConvTranspose1dParams {
   size_t b_size = 0, l_in = 0, c_out = 0, c_in = 0, k_size = 0;
   size_t padding = 0, output_padding = 0, stride = 1, dilation = 1;
-  size_t l_out() const { return (l_in - 1) * stride - 2 * padding + dilation * (k_size - 1) + output_padding + 1; }
+  size_t l_out() const {
+    return (l_in - 1) * stride - 2 * padding + dilation * (k_size - 1) + output_padding + 1;
+  }
 };
 
 // Input (B, C_in, H, W); kernel (C_out, C_in/groups, KH, KW).
@@ -88,8 +99,12 @@ struct Conv2dParams {
 struct ConvTranspose2dParams {
   size_t b_size = 0, i_h = 0, i_w = 0, k_h = 0, k_w = 0, c_out = 0, c_in = 0;
   size_t padding = 0, output_padding = 0, stride = 1, dilation = 1;
-  size_t out_h() const { return (i_h - 1) * stride + dilation * (k_h - 1) + output_padding + 1 - 2 * padding; }
-  size_t out_w() const { return (i_w - 1) * stride + dilation * (k_w - 1) + output_padding + 1 - 2 * padding; }
+  size_t out_h() const {
+    return (i_h - 1) * stride + dilation * (k_h - 1) + output_padding + 1 - 2 * padding;
+  }
+  size_t out_w() const {
+    return (i_w - 1) * stride + dilation * (k_w - 1) + output_padding + 1 - 2 * padding;
+  }
 };
 
 // PyTorch-compatible bilinear upsampling (NCHW).

@@ -103,16 +103,19 @@ class QTensor {
   Tensor bytes_;
 };
 
-// How a GPU qmatmul computes: Auto takes options().qmatmul_path, and where that is
-// Auto too, MatVec for at most kQMatVecMaxBatch rows of x, else DequantGemm. MatVec
-// quantizes x to Q8_1 and takes int8 dot products (weights of type F32/F16/BF16
-// always take DequantGemm). The CPU has one path.
+// How qmatmul computes. MatVec quantizes x to the weight's activation type and takes
+// int8 dot products (ggml's way: fast, with the rounding of x as its error);
+// DequantGemm dequantizes the weight and multiplies x as it is (the reference path:
+// f32 on the CPU, x's dtype through the GPU's GEMM). Auto takes options().qmatmul_path,
+// and where that is Auto too: on a GPU MatVec for at most kQMatVecMaxBatch rows of x,
+// else DequantGemm; on the CPU MatVec (weights of type F32/F16/BF16 always take
+// DequantGemm on a GPU).
 enum class QMatmulPath : uint8_t { Auto, MatVec, DequantGemm };
 inline constexpr size_t kQMatVecMaxBatch = 8;
 
-// x (..., k) float times w (n, k) quantized -> (..., n), in x's dtype. On the CPU the
-// rows of x are quantized to ggml_vec_dot_type(w.type()) and dotted block by block,
-// threaded over output rows (OpenMP). On a GPU: the QUANTIZED module, by `path`.
+// x (..., k) float times w (n, k) quantized -> (..., n), in x's dtype, by `path`. On
+// the CPU MatVec quantizes the rows of x to ggml_vec_dot_type(w.type()) and dots them
+// block by block, threaded over output rows (OpenMP); on a GPU: the QUANTIZED module.
 Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path = QMatmulPath::Auto);
 
 }  // namespace wick

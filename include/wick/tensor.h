@@ -27,7 +27,8 @@ class Tensor {
   // --- creation --------------------------------------------------------------
   static Tensor zeros(const Shape& shape, DType dtype = DType::F32, Device device = Device::cpu());
   static Tensor ones(const Shape& shape, DType dtype = DType::F32, Device device = Device::cpu());
-  static Tensor full(Scalar value, const Shape& shape, DType dtype = DType::F32, Device device = Device::cpu());
+  static Tensor full(Scalar value, const Shape& shape, DType dtype = DType::F32,
+                     Device device = Device::cpu());
   // [start, end) by step (step may be negative; not zero).
   static Tensor arange(double start, double end, double step = 1.0, DType dtype = DType::F32,
                        Device device = Device::cpu());
@@ -49,7 +50,8 @@ class Tensor {
   static void manual_seed(uint64_t seed, Device device = Device::cpu());
 
   // Host values out, in row-major order. T must match dtype() (DTypeMismatch otherwise).
-  template <class T> std::vector<T> to_vector() const {
+  template <class T>
+  std::vector<T> to_vector() const {
     check_host_type(dtype_of<T>, "to_vector");
     std::vector<T> v(elem_count());
     to_bytes(v.data());
@@ -159,7 +161,7 @@ class Tensor {
   Tensor reduce(ReduceOp op, const std::vector<int64_t>& dims, bool keepdim) const;
   Tensor sum_all() const;
   Tensor cumsum(int64_t dim) const;
-  Tensor argsort(bool ascending = true) const;  // last dim, u32, stable
+  Tensor argsort(bool ascending = true) const;                  // last dim, u32, stable
   std::pair<Tensor, Tensor> sort(bool ascending = true) const;  // (values, indices)
 
   // --- indexing --------------------------------------------------------------
@@ -220,6 +222,15 @@ Tensor layer_norm(const Tensor& x, const Tensor& alpha, const Tensor& beta, floa
 Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin);
 Tensor rope_i(const Tensor& x, const Tensor& cos, const Tensor& sin);
 Tensor rope_thd(const Tensor& x, const Tensor& cos, const Tensor& sin);
+// Scaled dot-product attention softmax(scale * q k^T [+ causal mask]) v.
+// q (B, H, T, D), k (B, Hkv, S, D), v (B, Hkv, S, Dv), H a multiple of Hkv: query head h
+// reads key/value head h / (H / Hkv) (grouped-query attention). k and v may hold another
+// float dtype than q (an f16 cache); they are read as q's dtype. causal: query i sits at
+// position S - T + i and sees keys 0 .. S - T + i (needs S >= T). Returns (B, H, T, Dv).
+// The scores are computed for a range of queries at a time, at most kAttentionScoreBlock
+// of them (B * H * rows * S) at once, which bounds the memory the op takes.
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal);
+inline constexpr size_t kAttentionScoreBlock = size_t(1) << 19;
 }  // namespace nn
 
 }  // namespace wick

@@ -1,6 +1,6 @@
 // The backend seam: one abstract interface for every device (Candle's
-// BackendStorage / BackendDevice, reference section 1), shaped by op family so a
-// new unary op adds an enum value in wick/ops.h, never a method here.
+// BackendStorage / BackendDevice), shaped by op family so a new unary op adds a
+// row to wick/op_table.h, never a method here.
 //
 // Contract for implementers:
 // - The front end (src/tensor) validates shapes, dtypes, devices, dims and geometry
@@ -32,9 +32,110 @@ namespace wick {
 
 class BackendDevice;
 class BackendStorage;
-enum class GgmlType : uint32_t;     // wick/quant.h
+enum class GgmlType : uint32_t;    // wick/quant.h
 enum class QMatmulPath : uint8_t;  // wick/quant.h
 using StoragePtr = std::shared_ptr<BackendStorage>;
+
+// The op methods of BackendStorage, one X(return type, name, (parameters),
+// qualifier) row each: the seam declares them pure virtual and every backend's
+// storage declares its overrides from the same rows (WICK_STORAGE_OVERRIDES).
+#define WICK_STORAGE_OPS(X)                                                                                  \
+  /* --- elementwise ------------------------------------------------------------------------------------ */ \
+  X(StoragePtr, affine, (const Layout& l, double mul, double add), const) /* x*mul+add */                    \
+  X(StoragePtr, powf, (const Layout& l, double e), const)                 /* float dtypes */                 \
+  X(StoragePtr, elu, (const Layout& l, double alpha), const)              /* float dtypes */                 \
+  X(StoragePtr, unary, (UnaryOp op, const Layout& l), const)                                                 \
+  /* Both layouts have the output dims (broadcast already expressed by stride 0). */                         \
+  X(StoragePtr, binary, (BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l, const Layout& rhs_l),  \
+    const)                                                                                                   \
+  X(StoragePtr, cmp, (CmpOp op, const BackendStorage& rhs, const Layout& lhs_l, const Layout& rhs_l),        \
+    const) /* output u8 */                                                                                   \
+  /* `this` is the condition (u8/u32/i32/i64): out = cond != 0 ? t : f. Same dims for all three. */          \
+  X(StoragePtr, where_cond,                                                                                  \
+    (const Layout& l, const BackendStorage& t, const Layout& t_l, const BackendStorage& f,                   \
+     const Layout& f_l),                                                                                     \
+    const)                                                                                                   \
+  X(StoragePtr, to_dtype, (const Layout& l, DType dtype), const)                                             \
+                                                                                                             \
+  /* --- fills and copies ------------------------------------------------------------------------------- */ \
+  /* Copies the whole allocation (the layout is informational). */                                           \
+  X(StoragePtr, try_clone, (const Layout& l), const)                                                         \
+  /* Writes the strided view `src_l` of this into `dst` (contiguous) from element dst_offset. */             \
+  X(void, copy_strided_src, (BackendStorage & dst, size_t dst_offset, const Layout& src_l), const)           \
+  /* for i<d1, j<d2: dst[dst_offset + i*dst_stride1 + j] = src[src_offset + i*src_stride1 + j] */            \
+  X(void, copy2d,                                                                                            \
+    (BackendStorage & dst, size_t d1, size_t d2, size_t src_stride1, size_t dst_stride1, size_t src_offset,  \
+     size_t dst_offset),                                                                                     \
+    const)                                                                                                   \
+  /* In place: every element of the (possibly strided) view `l` of this = v. */                              \
+  X(void, const_set, (Scalar v, const Layout& l), )                                                          \
+                                                                                                             \
+  /* --- reductions, scans, sort ----------------------------------------------------------------------- */  \
+  /* Reduce over `dims` (sorted, unique, non-empty); output keeps rank with those dims = 1.                  \
+     ArgMin/ArgMax: output u32, index within the row-major flattening of the reduced dims,                   \
+     first index among ties. Min/Max/Arg* never see an empty reduction (front end rejects). */               \
+  X(StoragePtr, reduce, (ReduceOp op, const Layout& l, const std::vector<size_t>& dims), const)              \
+  X(StoragePtr, cumsum, (const Layout& l, size_t dim), const) /* inclusive */                                \
+  /* Last dim, contiguous; output u32 indices; stable (ties keep input order); NaN sorts last. */            \
+  X(StoragePtr, argsort, (const Layout& l, bool ascending), const)                                           \
+                                                                                                             \
+  /* --- indexing (ids u8/u32/i32/i64; the ids dtype's max value = skip) ------------------------------- */  \
+  /* ids 1-D: out dim `dim` has len(ids); skipped ids give 0. */                                             \
+  X(StoragePtr, index_select, (const BackendStorage& ids, const Layout& l, const Layout& ids_l, size_t dim), \
+    const)                                                                                                   \
+  /* out shape = ids shape; out[..i..] = this[.., ids[..i..], ..] along dim; skipped ids give 0. */          \
+  X(StoragePtr, gather, (const Layout& l, const BackendStorage& ids, const Layout& ids_l, size_t dim),       \
+    const)                                                                                                   \
+  /* In place on this (layout l contiguous): this[.., ids[p], ..] (=|+=) src[p]; ids shape == src shape. */  \
+  X(void, scatter,                                                                                           \
+    (ScatterMode mode, const Layout& l, const BackendStorage& ids, const Layout& ids_l,                      \
+     const BackendStorage& src, const Layout& src_l, size_t dim), )                                          \
+  /* Copy of this with src slices added at positions ids (ids 1-D, len = src.dims[dim]). */                  \
+  X(StoragePtr, index_add,                                                                                   \
+    (const Layout& l, const BackendStorage& ids, const Layout& ids_l, const BackendStorage& src,             \
+     const Layout& src_l, size_t dim),                                                                       \
+    const)                                                                                                   \
+                                                                                                             \
+  /* --- matmul, convolution, resampling -------------------------------------------------------------- */   \
+  /* lhs (b.., m, k) x rhs (b.., k, n) -> (b, m, n) contiguous; batch dims may be strided or stride 0. */    \
+  X(StoragePtr, matmul,                                                                                      \
+    (const BackendStorage& rhs, const MatmulDims& d, const Layout& lhs_l, const Layout& rhs_l), const)       \
+  X(StoragePtr, conv1d,                                                                                      \
+    (const Layout& l, const BackendStorage& kernel, const Layout& k_l, const Conv1dParams& p), const)        \
+  X(StoragePtr, conv_transpose1d,                                                                            \
+    (const Layout& l, const BackendStorage& kernel, const Layout& k_l, const ConvTranspose1dParams& p),      \
+    const)                                                                                                   \
+  X(StoragePtr, conv2d,                                                                                      \
+    (const Layout& l, const BackendStorage& kernel, const Layout& k_l, const Conv2dParams& p), const)        \
+  X(StoragePtr, conv_transpose2d,                                                                            \
+    (const Layout& l, const BackendStorage& kernel, const Layout& k_l, const ConvTranspose2dParams& p),      \
+    const)                                                                                                   \
+  /* NCHW; kernel/stride [h, w]; no padding; floor output size. */                                           \
+  X(StoragePtr, pool2d,                                                                                      \
+    (PoolOp op, const Layout& l, std::array<size_t, 2> kernel, std::array<size_t, 2> stride), const)         \
+  X(StoragePtr, upsample_nearest1d, (const Layout& l, size_t target_len), const)                             \
+  X(StoragePtr, upsample_nearest2d, (const Layout& l, size_t target_h, size_t target_w), const)              \
+  X(StoragePtr, upsample_bilinear2d, (const Layout& l, const BilinearParams& p), const)                      \
+                                                                                                             \
+  /* --- fused nn (contiguous; f16/bf16 accumulate in f32) --------------------------------------------- */  \
+  X(StoragePtr, softmax_last_dim, (const Layout& l, bool log), const)                                        \
+  /* alpha: 1-D, len = last dim, or null for no scale. */                                                    \
+  X(StoragePtr, rms_norm, (const Layout& l, const BackendStorage* alpha, const Layout* alpha_l, float eps),  \
+    const)                                                                                                   \
+  X(StoragePtr, layer_norm,                                                                                  \
+    (const Layout& l, const BackendStorage* alpha, const Layout* alpha_l, const BackendStorage* beta,        \
+     const Layout* beta_l, float eps),                                                                       \
+    const)                                                                                                   \
+  /* cos/sin: (T', D/2) or (B, T', D/2) with T' >= T. */                                                     \
+  X(StoragePtr, rope,                                                                                        \
+    (RopeKind kind, const Layout& l, const BackendStorage& cos, const Layout& cos_l,                         \
+     const BackendStorage& sin, const Layout& sin_l),                                                        \
+    const)
+
+#define WICK_STORAGE_PURE_VIRTUAL(ret, name, params, qualifier) virtual ret name params qualifier = 0;
+#define WICK_STORAGE_OVERRIDE(ret, name, params, qualifier) ret name params qualifier override;
+// Inside a storage class: the override declarations of every op method.
+#define WICK_STORAGE_OVERRIDES WICK_STORAGE_OPS(WICK_STORAGE_OVERRIDE)
 
 class BackendStorage {
  public:
@@ -46,84 +147,7 @@ class BackendStorage {
   // Copies `count` elements starting at element `offset` to host memory (synchronizes).
   virtual void copy_to_host(void* dst, size_t offset, size_t count) const = 0;
 
-  // --- elementwise -----------------------------------------------------------
-  virtual StoragePtr affine(const Layout& l, double mul, double add) const = 0;  // x*mul+add
-  virtual StoragePtr powf(const Layout& l, double e) const = 0;                  // float dtypes
-  virtual StoragePtr elu(const Layout& l, double alpha) const = 0;               // float dtypes
-  virtual StoragePtr unary(UnaryOp op, const Layout& l) const = 0;
-  // Both layouts have the output dims (broadcast already expressed by stride 0).
-  virtual StoragePtr binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
-                            const Layout& rhs_l) const = 0;
-  virtual StoragePtr cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
-                         const Layout& rhs_l) const = 0;  // output u8
-  // `this` is the condition (u8/u32/i32/i64): out = cond != 0 ? t : f. Same dims for all three.
-  virtual StoragePtr where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
-                                const BackendStorage& f, const Layout& f_l) const = 0;
-  virtual StoragePtr to_dtype(const Layout& l, DType dtype) const = 0;
-
-  // --- fills and copies ------------------------------------------------------
-  // Copies the whole allocation (the layout is informational).
-  virtual StoragePtr try_clone(const Layout& l) const = 0;
-  // Writes the strided view `src_l` of this into `dst` (contiguous) from element dst_offset.
-  virtual void copy_strided_src(BackendStorage& dst, size_t dst_offset, const Layout& src_l) const = 0;
-  // for i<d1, j<d2: dst[dst_offset + i*dst_stride1 + j] = src[src_offset + i*src_stride1 + j]
-  virtual void copy2d(BackendStorage& dst, size_t d1, size_t d2, size_t src_stride1, size_t dst_stride1,
-                      size_t src_offset, size_t dst_offset) const = 0;
-  // In place: every element of the (possibly strided) view `l` of this = v.
-  virtual void const_set(Scalar v, const Layout& l) = 0;
-
-  // --- reductions, scans, sort ----------------------------------------------
-  // Reduce over `dims` (sorted, unique, non-empty); output keeps rank with those dims = 1.
-  // ArgMin/ArgMax: output u32, index within the row-major flattening of the reduced dims,
-  // first index among ties. Min/Max/Arg* never see an empty reduction (front end rejects).
-  virtual StoragePtr reduce(ReduceOp op, const Layout& l, const std::vector<size_t>& dims) const = 0;
-  virtual StoragePtr cumsum(const Layout& l, size_t dim) const = 0;  // inclusive
-  // Last dim, contiguous; output u32 indices; stable (ties keep input order); NaN sorts last.
-  virtual StoragePtr argsort(const Layout& l, bool ascending) const = 0;
-
-  // --- indexing (ids u8/u32/i32/i64; the ids dtype's max value = skip) -------
-  // ids 1-D: out dim `dim` has len(ids); skipped ids give 0.
-  virtual StoragePtr index_select(const BackendStorage& ids, const Layout& l, const Layout& ids_l,
-                                  size_t dim) const = 0;
-  // out shape = ids shape; out[..i..] = this[.., ids[..i..], ..] along dim; skipped ids give 0.
-  virtual StoragePtr gather(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
-                            size_t dim) const = 0;
-  // In place on this (layout l contiguous): this[.., ids[p], ..] (=|+=) src[p]; ids shape == src shape.
-  virtual void scatter(ScatterMode mode, const Layout& l, const BackendStorage& ids, const Layout& ids_l,
-                       const BackendStorage& src, const Layout& src_l, size_t dim) = 0;
-  // Copy of this with src slices added at positions ids (ids 1-D, len = src.dims[dim]).
-  virtual StoragePtr index_add(const Layout& l, const BackendStorage& ids, const Layout& ids_l,
-                               const BackendStorage& src, const Layout& src_l, size_t dim) const = 0;
-
-  // --- matmul, convolution, resampling -------------------------------------
-  // lhs (b.., m, k) x rhs (b.., k, n) -> (b, m, n) contiguous; batch dims may be strided or stride 0.
-  virtual StoragePtr matmul(const BackendStorage& rhs, const MatmulDims& d, const Layout& lhs_l,
-                            const Layout& rhs_l) const = 0;
-  virtual StoragePtr conv1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
-                            const Conv1dParams& p) const = 0;
-  virtual StoragePtr conv_transpose1d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
-                                      const ConvTranspose1dParams& p) const = 0;
-  virtual StoragePtr conv2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
-                            const Conv2dParams& p) const = 0;
-  virtual StoragePtr conv_transpose2d(const Layout& l, const BackendStorage& kernel, const Layout& k_l,
-                                      const ConvTranspose2dParams& p) const = 0;
-  // NCHW; kernel/stride [h, w]; no padding; floor output size.
-  virtual StoragePtr pool2d(PoolOp op, const Layout& l, std::array<size_t, 2> kernel,
-                            std::array<size_t, 2> stride) const = 0;
-  virtual StoragePtr upsample_nearest1d(const Layout& l, size_t target_len) const = 0;
-  virtual StoragePtr upsample_nearest2d(const Layout& l, size_t target_h, size_t target_w) const = 0;
-  virtual StoragePtr upsample_bilinear2d(const Layout& l, const BilinearParams& p) const = 0;
-
-  // --- fused nn (contiguous; f16/bf16 accumulate in f32) ---------------------
-  virtual StoragePtr softmax_last_dim(const Layout& l, bool log) const = 0;
-  // alpha: 1-D, len = last dim, or null for no scale.
-  virtual StoragePtr rms_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
-                              float eps) const = 0;
-  virtual StoragePtr layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
-                                const BackendStorage* beta, const Layout* beta_l, float eps) const = 0;
-  // cos/sin: (T', D/2) or (B, T', D/2) with T' >= T (reference section 5).
-  virtual StoragePtr rope(RopeKind kind, const Layout& l, const BackendStorage& cos, const Layout& cos_l,
-                          const BackendStorage& sin, const Layout& sin_l) const = 0;
+  WICK_STORAGE_OPS(WICK_STORAGE_PURE_VIRTUAL)
 };
 
 class BackendDevice {

@@ -11,6 +11,29 @@
 
 namespace wick::quant {
 
+// ggml's numeric type ids, the values of wick::GgmlType (include/wick/quant.h), for
+// code that does not include the public API: the kernels and the launch plans they
+// share with the host (src/backend/gpu/quantized.cpp checks that the two agree).
+namespace type_id {
+enum : int {
+  kF32 = 0,
+  kF16 = 1,
+  kQ4_0 = 2,
+  kQ4_1 = 3,
+  kQ5_0 = 6,
+  kQ5_1 = 7,
+  kQ8_0 = 8,
+  kQ8_1 = 9,
+  kQ2_K = 10,
+  kQ3_K = 11,
+  kQ4_K = 12,
+  kQ5_K = 13,
+  kQ6_K = 14,
+  kQ8_K = 15,
+  kBF16 = 30
+};
+}  // namespace type_id
+
 inline constexpr int kQK4_0 = 32;
 inline constexpr int kQK4_1 = 32;
 inline constexpr int kQK5_0 = 32;

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
-#include "wick/check.h"
 #include "check/reduce_refs.h"
+#include "wick/check.h"
 
 namespace wick::check {
 namespace {
@@ -44,12 +44,8 @@ double wrap_to(DType dt, double x) {
   return r;
 }
 
-Tolerance sum_tol(DType dt, size_t len) {
-  if (!is_float(dt)) return Tolerance::exact_match();
-  double acc = dt == DType::F64 ? 0x1.0p-52 : 0x1.0p-23;
-  double out = dt == DType::F16 ? 0x1.0p-10 : dt == DType::BF16 ? 0x1.0p-7 : acc;
-  return Tolerance::close(2 * 4 * acc * double(len) * 2.0, 2 * out);
-}
+// Sums of `len` inputs in [-2, 2), a device against the CPU or the reference.
+Tolerance sum_tol(DType dt, size_t len) { return refs::sum_tolerance(dt, len, 2.0, 2); }
 
 OpCase row_reduce_case(ReduceOp op, DType dt, size_t rows, size_t len) {
   Shape s{rows, len};
@@ -207,10 +203,9 @@ OpCase matmul_odd_case(DType dt, size_t m, size_t n, size_t k) {
   c.family = "gpu_sizes";
   c.name = fmt::format("matmul {} {}x{}x{}", dtype_name(dt), m, k, n);
   c.dtype = dt;
-  double acc = dt == DType::F64 ? 0x1.0p-52 : 0x1.0p-23;
-  double out = dt == DType::F16 ? 0x1.0p-10 : dt == DType::BF16 ? 0x1.0p-7 : acc;
+  const double acc = float_epsilon(dt == DType::F64 ? DType::F64 : DType::F32);
   // |a|, |b| <= 1: a sum of k products is off by at most ~k * acc (plus one rounding).
-  c.vs_reference = c.vs_cpu = Tolerance::close(4 * acc * double(k), 2 * out);
+  c.vs_reference = c.vs_cpu = Tolerance::close(4 * acc * double(k), 2 * float_epsilon(dt));
   auto a_of = [=](uint64_t seed) { return in_values(dt, m * k, seed, -1.0, 1.0); };
   auto b_of = [=](uint64_t seed) { return in_values(dt, k * n, seed + 7, -1.0, 1.0); };
   c.run = [=](Device dev, uint64_t seed) {

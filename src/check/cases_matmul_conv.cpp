@@ -31,23 +31,11 @@ Values inputs(DType dt, const Shape& shape, LayoutKind lk, uint64_t seed, double
   return round_to_dtype(v, dt);
 }
 
-double half_ulp(DType dt) {
-  switch (dt) {
-    case DType::F16:
-      return 0x1.0p-11;
-    case DType::BF16:
-      return 0x1.0p-8;
-    case DType::F32:
-      return 0x1.0p-24;
-    default:
-      return 0x1.0p-53;
-  }
-}
-
-// K products of values in [-1, 1], accumulated in f32 (f64 for f64), rounded once to dt.
+// K products of values in [-1, 1], accumulated in f32 (f64 for f64), rounded once to dt
+// (unit roundoffs: half the machine epsilon).
 Tolerance gemm_tolerance(DType dt, size_t k, double slack = 1.0) {
-  double acc = dt == DType::F64 ? 0x1.0p-53 : 0x1.0p-24;
-  double u = half_ulp(dt);
+  double acc = float_epsilon(dt == DType::F64 ? DType::F64 : DType::F32) / 2;
+  double u = float_epsilon(dt) / 2;
   double sub = dt == DType::F16 ? 0x1.0p-24 : 0.0;  // f16 subnormal step near zero
   double kk = double(k + 2);
   // NMSE: the output rounding plus the worst accumulation error relative to a cancelling sum.

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <limits>
 
-#include "wick/check.h"
 #include "check/reduce_refs.h"
+#include "wick/check.h"
 
 namespace wick::check {
 namespace {
@@ -68,15 +68,6 @@ Values ref_reduce(ReduceOp op, const Values& v, const std::vector<size_t>& dims,
   return out;
 }
 
-// The bound of a float sum of `len` terms of magnitude <= `mag`: f32 (f64) accumulation error on top of
-// one rounding to the dtype; `sides` = 2 when two accumulating implementations are compared.
-Tolerance sum_tolerance(DType dt, size_t len, double mag, double sides = 1) {
-  if (!is_float(dt)) return Tolerance::exact_match();
-  double acc_eps = dt == DType::F64 ? 0x1.0p-52 : 0x1.0p-23;
-  double out_eps = dt == DType::F16 ? 0x1.0p-10 : dt == DType::BF16 ? 0x1.0p-7 : acc_eps;
-  return Tolerance::close(sides * 4 * acc_eps * double(len) * mag, sides * out_eps);
-}
-
 double bytes_of(size_t n, DType dt) { return double(n) * double(dtype_size(dt)); }
 
 std::string dims_str(const std::vector<int64_t>& d) {
@@ -104,8 +95,8 @@ OpCase reduce_case(ReduceOp op, DType dt, LayoutKind lk, const Shape& shape, std
   c.dtype = dt;
   c.layout = lk;
   // Float inputs lie in [-2, 2): |term| <= 2.
-  c.vs_reference = op == ReduceOp::Sum ? sum_tolerance(dt, len, 2.0) : Tolerance::exact_match();
-  c.vs_cpu = op == ReduceOp::Sum ? sum_tolerance(dt, len, 2.0, 2) : Tolerance::exact_match();
+  c.vs_reference = op == ReduceOp::Sum ? refs::sum_tolerance(dt, len, 2.0) : Tolerance::exact_match();
+  c.vs_cpu = op == ReduceOp::Sum ? refs::sum_tolerance(dt, len, 2.0, 2) : Tolerance::exact_match();
   c.run = [=](Device dev, uint64_t seed) {
     Tensor x = make_input(in(seed), shape, dt, dev, lk);
     return std::vector<Tensor>{x.reduce(op, dims, keepdim)};
@@ -131,8 +122,8 @@ OpCase cumsum_case(DType dt, LayoutKind lk, const Shape& shape, size_t dim) {
   c.name = fmt::format("cumsum {} {} {} dim {}", dtype_name(dt), layout_kind_name(lk), shape.str(), dim);
   c.dtype = dt;
   c.layout = lk;
-  c.vs_reference = sum_tolerance(dt, shape[dim], 2.0);
-  c.vs_cpu = sum_tolerance(dt, shape[dim], 2.0, 2);
+  c.vs_reference = refs::sum_tolerance(dt, shape[dim], 2.0);
+  c.vs_cpu = refs::sum_tolerance(dt, shape[dim], 2.0, 2);
   c.run = [=](Device dev, uint64_t seed) {
     return std::vector<Tensor>{
         make_input(inputs(dt, shape, lk, seed), shape, dt, dev, lk).cumsum(int64_t(dim))};

@@ -1,7 +1,11 @@
 // Float64 references of the elementwise families, written from the op
-// definitions (reference 3.1-3.3 and the choices documented in
-// src/backend/common/functors.h), never through wick ops or functors. Shared by
-// tests/test_elementwise.cpp and src/check/cases_elementwise.cpp.
+// definitions (Candle's unary, binary and comparison ops and the choices
+// documented in src/backend/common/functors.h), never through wick ops or
+// functors. Shared by tests/test_elementwise.cpp and src/check/cases_elementwise.cpp.
+//
+// Every switch over an op enum lists each op (no default) and a missing case is
+// an error, not a warning: an op added to wick/op_table.h without its reference
+// here fails the build.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +15,9 @@
 
 #include "base/dispatch.h"
 #include "wick/ops.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 
 namespace wick::ref {
 
@@ -91,11 +98,19 @@ inline double wrap_to(DType dt, uint64_t v) {
   return dispatch_dtype<kIntDTypes>(dt, "wrap_to", [&]<class T>() { return double(static_cast<T>(v)); });
 }
 
-// Integer unary ops (abs, neg, sqr, relu, sign; floor/ceil/round are the identity), wrapping.
+// Integer unary ops (the rows of wick/op_table.h marked `all`), wrapping.
 inline double int_unary(UnaryOp op, DType dt, double xd) {
   int64_t x = int64_t(xd);
   uint64_t ux = uint64_t(x);
   switch (op) {
+#define WICK_REF_FLOAT_ONLY_floats(op_) case UnaryOp::op_:
+#define WICK_REF_FLOAT_ONLY_all(op_)
+#define WICK_REF_FLOAT_ONLY(op_, name, dtypes) WICK_REF_FLOAT_ONLY_##dtypes(op_)
+    WICK_UNARY_OPS(WICK_REF_FLOAT_ONLY)
+#undef WICK_REF_FLOAT_ONLY
+#undef WICK_REF_FLOAT_ONLY_all
+#undef WICK_REF_FLOAT_ONLY_floats
+    return kNaN;  // float dtypes only: the front end rejects integer inputs
     case UnaryOp::Abs:
       return wrap_to(dt, x < 0 ? uint64_t(0) - ux : ux);
     case UnaryOp::Neg:
@@ -106,9 +121,12 @@ inline double int_unary(UnaryOp op, DType dt, double xd) {
       return x > 0 ? xd : 0.0;
     case UnaryOp::Sign:
       return double((x > 0) - (x < 0));
-    default:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
       return xd;
   }
+  return kNaN;
 }
 
 // Binary ops: floats exact in f64 (max/min propagate NaN); integers wrap, x / 0 = 0,
@@ -215,3 +233,5 @@ inline double cast(double x, DType from, DType to) {
 }
 
 }  // namespace wick::ref
+
+#pragma GCC diagnostic pop

@@ -1,7 +1,5 @@
 // The parity harness: input layouts, comparison, the case registry and run_case.
 // See harness.h for the contract.
-#include "wick/check.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <limits>
 
 #include "base/dispatch.h"
+#include "wick/check.h"
 #include "wick/error.h"
 
 namespace wick::check {
@@ -266,24 +265,24 @@ Tensor make_input(const std::vector<double>& values, const Shape& shape, DType d
   throw_error(ErrorKind::InvalidArgument, "make_input", "unknown layout kind");
 }
 
-Tolerance float_tolerance(DType dt, double ulps) {
-  double eps = 0;
+double float_epsilon(DType dt) {
   switch (dt) {
     case DType::F16:
-      eps = 0x1.0p-10;
-      break;
+      return 0x1.0p-10;
     case DType::BF16:
-      eps = 0x1.0p-7;
-      break;
+      return 0x1.0p-7;
     case DType::F32:
-      eps = 0x1.0p-23;
-      break;
+      return 0x1.0p-23;
     case DType::F64:
-      eps = 0x1.0p-52;
-      break;
+      return 0x1.0p-52;
     default:
-      return Tolerance::exact_match();
+      return 0;
   }
+}
+
+Tolerance float_tolerance(DType dt, double ulps) {
+  if (!is_float(dt)) return Tolerance::exact_match();
+  const double eps = float_epsilon(dt);
   // Per element |a-b| <= bound*(1+|b|). The NMSE bound is `bound` itself, not its
   // square: an element near zero may pass on atol with a relative error far above
   // bound, and on a one-element output that error is the NMSE (ggml's test-backend-ops

@@ -18,6 +18,14 @@ namespace wick::refs {
 
 using Values = std::vector<double>;
 
+// The bound of a float sum of `len` terms of magnitude <= `mag`: f32 (f64) accumulation error on top of
+// one rounding to the dtype; `sides` = 2 when two accumulating implementations are compared.
+inline check::Tolerance sum_tolerance(DType dt, size_t len, double mag, double sides = 1) {
+  if (!is_float(dt)) return check::Tolerance::exact_match();
+  const double acc_eps = check::float_epsilon(dt == DType::F64 ? DType::F64 : DType::F32);
+  return check::Tolerance::close(sides * 4 * acc_eps * double(len) * mag, sides * check::float_epsilon(dt));
+}
+
 // Seeded parity inputs: [-2, 2) for floats; integer ranges whose sums (and sums of a few thousand of
 // them) stay exact in f64.
 inline Values seeded_values(DType dt, size_t n, uint64_t seed) {
@@ -62,6 +70,10 @@ inline size_t flat(const std::vector<size_t>& c, const std::vector<size_t>& dims
   return i;
 }
 
+// A ReduceOp missing from the switch below is an error: an op added to wick/op_table.h
+// needs its reference here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 // The keepdim reduction of `v` (dims `dims`) over the sorted dims `red`. Each output visits its
 // elements in row-major order of the reduced dims, so "first" is the first one visited:
 //   Sum      exact f64 sum (the caller rounds or wraps to the dtype)
@@ -119,6 +131,7 @@ inline Values reduce(ReduceOp op, const Values& v, const std::vector<size_t>& di
   }
   return out;
 }
+#pragma GCC diagnostic pop
 
 // Inclusive running sums along `dim`, each passed through `round` (to the dtype) as it is stored.
 inline Values cumsum(const Values& v, const std::vector<size_t>& dims, size_t dim,

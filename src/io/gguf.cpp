@@ -456,29 +456,21 @@ Shape GgufTensorInfo::shape() const {
 }
 
 GgufFile GgufFile::open(const std::string& path) {
-  return guarded(kOp, ErrorKind::Format, [&] {
-    io::Mapping m = io::map_file(path, kOp);
-    GgufFile f;
-    f.path_ = path;
-    f.base_ = m.data;
-    f.size_ = m.size;
-    f.holder_ = m.holder;
-    f.parse_image();
-    return f;
-  });
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::map_file(path, kOp), path); });
 }
 
 GgufFile GgufFile::parse(const void* data, size_t size, const std::string& name) {
-  return guarded(kOp, ErrorKind::Format, [&] {
-    io::Mapping m = io::copy_buffer(data, size);
-    GgufFile f;
-    f.path_ = name;
-    f.base_ = m.data;
-    f.size_ = m.size;
-    f.holder_ = m.holder;
-    f.parse_image();
-    return f;
-  });
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::copy_buffer(data, size), name); });
+}
+
+GgufFile GgufFile::load(io::Mapping m, const std::string& path) {
+  GgufFile f;
+  f.path_ = path;
+  f.base_ = m.data;
+  f.size_ = m.size;
+  f.holder_ = std::move(m.holder);
+  f.parse_image();
+  return f;
 }
 
 void GgufFile::parse_image() {

@@ -110,29 +110,21 @@ std::string json_string(const std::string& s, const std::string& what) {
 }  // namespace
 
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
-  return guarded(kOp, ErrorKind::Format, [&] {
-    io::Mapping m = io::map_file(path, kOp);
-    SafetensorsFile f;
-    f.path_ = path;
-    f.base_ = m.data;
-    f.size_ = m.size;
-    f.holder_ = m.holder;
-    f.parse_image();
-    return f;
-  });
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::map_file(path, kOp), path); });
 }
 
 SafetensorsFile SafetensorsFile::parse(const void* data, size_t size, const std::string& name) {
-  return guarded(kOp, ErrorKind::Format, [&] {
-    io::Mapping m = io::copy_buffer(data, size);
-    SafetensorsFile f;
-    f.path_ = name;
-    f.base_ = m.data;
-    f.size_ = m.size;
-    f.holder_ = m.holder;
-    f.parse_image();
-    return f;
-  });
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::copy_buffer(data, size), name); });
+}
+
+SafetensorsFile SafetensorsFile::load(io::Mapping m, const std::string& path) {
+  SafetensorsFile f;
+  f.path_ = path;
+  f.base_ = m.data;
+  f.size_ = m.size;
+  f.holder_ = std::move(m.holder);
+  f.parse_image();
+  return f;
 }
 
 void SafetensorsFile::parse_image() {

@@ -1,5 +1,5 @@
 // Front end of the indexing family: index_select, gather, scatter / scatter_add (copying and in place)
-// and index_add. Shapes follow Candle (reference section 1.1 rows 23-27):
+// and index_add. Shapes follow Candle's index_select, gather, scatter and index_add:
 //   index_select  ids 1-D; out = self with dims[dim] = len(ids)
 //   gather        ids rank = self rank, ids dims = self dims except at dim; out shape = ids shape
 //   scatter*      ids shape = src shape; src dims = self dims except at dim
@@ -86,7 +86,7 @@ Tensor Tensor::index_select(const Tensor& ids, int64_t dim) const {
   front::check_shape(op, out_shape, dtype_);
   if (ids.elem_count() == 0) return Tensor::empty(out_shape, dtype_, device_);
   return front::wrap(storage_->index_select(*ids.storage(), layout_, ids.layout(), d), out_shape, dtype_,
-                    device_);
+                     device_);
 }
 
 Tensor Tensor::gather(const Tensor& ids, int64_t dim) const {
@@ -99,7 +99,8 @@ Tensor Tensor::gather(const Tensor& ids, int64_t dim) const {
         fmt::format("ids {} must match {} in every dim but dim {}", describe(ids), describe(*this), d));
   }
   if (ids.elem_count() == 0) return Tensor::empty(ids.shape(), dtype_, device_);
-  return front::wrap(storage_->gather(layout_, *ids.storage(), ids.layout(), d), ids.shape(), dtype_, device_);
+  return front::wrap(storage_->gather(layout_, *ids.storage(), ids.layout(), d), ids.shape(), dtype_,
+                     device_);
 }
 
 void Tensor::scatter_(const Tensor& ids, const Tensor& src, int64_t dim) {

@@ -18,18 +18,6 @@ using front::describe;
 
 namespace {
 
-// Defined, same device, same float dtype for an input and its kernel.
-void check_conv_operands(const char* op, const Tensor& x, const Tensor& k) {
-  front::check_defined(op, x, "input");
-  front::check_defined(op, k, "kernel");
-  front::check_same_device(op, x, k);
-  if (x.dtype() != k.dtype()) {
-    throw_error(ErrorKind::DTypeMismatch, op,
-                fmt::format("input {} kernel {}: dtypes differ", describe(x), describe(k)));
-  }
-  front::check_dtype_in(op, x, kFloatDTypes, "input");
-}
-
 void check_rank(const char* op, const Tensor& t, size_t rank, const char* what, const char* layout) {
   if (t.rank() != rank) {
     throw_error(ErrorKind::ShapeMismatch, op,
@@ -39,6 +27,34 @@ void check_rank(const char* op, const Tensor& t, size_t rank, const char* what, 
 
 void check_positive(const char* op, size_t v, const char* what) {
   if (v == 0) throw_error(ErrorKind::InvalidArgument, op, fmt::format("{} must be positive, got 0", what));
+}
+
+// What every convolution checks first: input and kernel defined, on one device, of
+// one float dtype; their ranks (`input_layout` and `kernel_layout` describe the
+// expected dims in messages); stride and dilation positive.
+void check_conv_start(const char* op, const Tensor& x, const Tensor& k, size_t rank, const char* input_layout,
+                      const char* kernel_layout, size_t stride, size_t dilation) {
+  front::check_defined(op, x, "input");
+  front::check_defined(op, k, "kernel");
+  front::check_same_device(op, x, k);
+  if (x.dtype() != k.dtype()) {
+    throw_error(ErrorKind::DTypeMismatch, op,
+                fmt::format("input {} kernel {}: dtypes differ", describe(x), describe(k)));
+  }
+  front::check_dtype_in(op, x, kFloatDTypes, "input");
+  check_rank(op, x, rank, "input", input_layout);
+  check_rank(op, k, rank, "kernel", kernel_layout);
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+}
+
+// A transposed convolution's kernel (C_in, C_out/groups, ...) against input (B, C_in, ...).
+void check_transposed_c_in(const char* op, const Tensor& x, const Tensor& k) {
+  if (k.dims()[0] != x.dims()[1]) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} kernel {}: kernel dim 0 must equal C_in {}", describe(x), describe(k),
+                            x.dims()[1]));
+  }
 }
 
 // Output length of a convolution along one axis; throws when no output position exists. The
@@ -182,11 +198,7 @@ Tensor Tensor::matmul(const Tensor& rhs) const {
 Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation,
                       size_t groups) const {
   const char* op = "conv1d";
-  check_conv_operands(op, *this, kernel);
-  check_rank(op, *this, 3, "input", "(B, C_in, L)");
-  check_rank(op, kernel, 3, "kernel", "(C_out, C_in/groups, K)");
-  check_positive(op, stride, "stride");
-  check_positive(op, dilation, "dilation");
+  check_conv_start(op, *this, kernel, 3, "(B, C_in, L)", "(C_out, C_in/groups, K)", stride, dilation);
   Conv1dParams p;
   p.b_size = dims()[0], p.c_in = dims()[1], p.l_in = dims()[2];
   p.c_out = kernel.dims()[0], p.k_size = kernel.dims()[2];
@@ -204,17 +216,9 @@ Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_
 Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride,
                                 size_t dilation, size_t groups) const {
   const char* op = "conv_transpose1d";
-  check_conv_operands(op, *this, kernel);
-  check_rank(op, *this, 3, "input", "(B, C_in, L)");
-  check_rank(op, kernel, 3, "kernel", "(C_in, C_out/groups, K)");
-  check_positive(op, stride, "stride");
-  check_positive(op, dilation, "dilation");
+  check_conv_start(op, *this, kernel, 3, "(B, C_in, L)", "(C_in, C_out/groups, K)", stride, dilation);
+  check_transposed_c_in(op, *this, kernel);
   size_t c_in = dims()[1];
-  if (kernel.dims()[0] != c_in) {
-    throw_error(ErrorKind::ShapeMismatch, op,
-                fmt::format("input {} kernel {}: kernel dim 0 must equal C_in {}", describe(*this),
-                            describe(kernel), c_in));
-  }
   check_groups(
       op, *this, kernel, c_in,
       checked_mul(kernel.dims()[1], groups, ErrorKind::InvalidArgument, op, "C_out = kernel dim 1 * groups"),
@@ -247,11 +251,7 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
 Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_t dilation,
                       size_t groups) const {
   const char* op = "conv2d";
-  check_conv_operands(op, *this, kernel);
-  check_rank(op, *this, 4, "input", "(B, C_in, H, W)");
-  check_rank(op, kernel, 4, "kernel", "(C_out, C_in/groups, KH, KW)");
-  check_positive(op, stride, "stride");
-  check_positive(op, dilation, "dilation");
+  check_conv_start(op, *this, kernel, 4, "(B, C_in, H, W)", "(C_out, C_in/groups, KH, KW)", stride, dilation);
   Conv2dParams p;
   p.b_size = dims()[0], p.c_in = dims()[1], p.i_h = dims()[2], p.i_w = dims()[3];
   p.c_out = kernel.dims()[0], p.k_h = kernel.dims()[2], p.k_w = kernel.dims()[3];
@@ -270,16 +270,8 @@ Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_
 Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t output_padding, size_t stride,
                                 size_t dilation) const {
   const char* op = "conv_transpose2d";
-  check_conv_operands(op, *this, kernel);
-  check_rank(op, *this, 4, "input", "(B, C_in, H, W)");
-  check_rank(op, kernel, 4, "kernel", "(C_in, C_out, KH, KW)");
-  check_positive(op, stride, "stride");
-  check_positive(op, dilation, "dilation");
-  if (kernel.dims()[0] != dims()[1]) {
-    throw_error(ErrorKind::ShapeMismatch, op,
-                fmt::format("input {} kernel {}: kernel dim 0 must equal C_in {}", describe(*this),
-                            describe(kernel), dims()[1]));
-  }
+  check_conv_start(op, *this, kernel, 4, "(B, C_in, H, W)", "(C_in, C_out, KH, KW)", stride, dilation);
+  check_transposed_c_in(op, *this, kernel);
   ConvTranspose2dParams p;
   p.b_size = dims()[0], p.c_in = dims()[1], p.i_h = dims()[2], p.i_w = dims()[3];
   p.c_out = kernel.dims()[1], p.k_h = kernel.dims()[2], p.k_w = kernel.dims()[3];

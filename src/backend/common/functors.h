@@ -3,9 +3,10 @@
 // double for float dtypes (f16/bf16 compute in float, the caller converts in and
 // out and rounds once), and the integer types themselves for integer dtypes.
 //
-// Each functor is a small struct with `operator()` marked WICK_HD and a `name`
-// equal to the op's kernel root in wick/ops.h. The type lists at the end are in
-// enum order (UnaryOp, BinaryOp, CmpOp); the CPU backend static_asserts that.
+// Each functor is a small struct with `operator()` marked WICK_HD, named as its
+// op's enumerator in wick/op_table.h (UnaryOp::Exp -> Exp): the CPU dispatch and
+// the GPU kernels are generated from that table, so a missing functor fails the
+// build.
 //
 // Semantics chosen where the reference leaves a choice (the CPU and GPU share them):
 // - Integer arithmetic wraps (two's complement), including neg/abs of the minimum.
@@ -21,7 +22,6 @@
 #include <stdint.h>
 
 #include <limits>
-#include <tuple>
 #include <type_traits>
 
 #include "backend/common/hd.h"
@@ -73,35 +73,30 @@ WICK_HD I float_to_int(double x) {
 
 // ---- unary ------------------------------------------------------------------------
 struct Exp {
-  static constexpr const char* name = "exp";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::exp(x);
   }
 };
 struct Log {
-  static constexpr const char* name = "log";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::log(x);
   }
 };
 struct Sin {
-  static constexpr const char* name = "sin";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::sin(x);
   }
 };
 struct Cos {
-  static constexpr const char* name = "cos";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::cos(x);
   }
 };
 struct Abs {
-  static constexpr const char* name = "abs";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>) {
@@ -114,7 +109,6 @@ struct Abs {
   }
 };
 struct Neg {
-  static constexpr const char* name = "neg";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (is_int_v<T>) {
@@ -125,14 +119,12 @@ struct Neg {
   }
 };
 struct Recip {
-  static constexpr const char* name = "recip";
   template <class T>
   WICK_HD T operator()(T x) const {
     return T(1) / x;
   }
 };
 struct Sqr {
-  static constexpr const char* name = "sqr";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (is_int_v<T>) {
@@ -144,7 +136,6 @@ struct Sqr {
   }
 };
 struct Sqrt {
-  static constexpr const char* name = "sqrt";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::sqrt(x);
@@ -152,7 +143,6 @@ struct Sqrt {
 };
 // Tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 struct Gelu {
-  static constexpr const char* name = "gelu";
   template <class T>
   WICK_HD T operator()(T x) const {
     const T k = T(0.79788456080286535587989211986876373);  // sqrt(2/pi)
@@ -161,7 +151,6 @@ struct Gelu {
 };
 // Exact: 0.5 x (1 + erf(x / sqrt(2))).
 struct GeluErf {
-  static constexpr const char* name = "gelu_erf";
   template <class T>
   WICK_HD T operator()(T x) const {
     const T inv_sqrt2 = T(0.70710678118654752440084436210484903);
@@ -169,14 +158,12 @@ struct GeluErf {
   }
 };
 struct Erf {
-  static constexpr const char* name = "erf";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::erf(x);
   }
 };
 struct Relu {
-  static constexpr const char* name = "relu";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>) {
@@ -187,21 +174,18 @@ struct Relu {
   }
 };
 struct Silu {
-  static constexpr const char* name = "silu";
   template <class T>
   WICK_HD T operator()(T x) const {
     return x / (T(1) + m::exp(-x));
   }
 };
 struct Tanh {
-  static constexpr const char* name = "tanh";
   template <class T>
   WICK_HD T operator()(T x) const {
     return m::tanh(x);
   }
 };
 struct Floor {
-  static constexpr const char* name = "floor";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (is_int_v<T>) {
@@ -212,7 +196,6 @@ struct Floor {
   }
 };
 struct Ceil {
-  static constexpr const char* name = "ceil";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (is_int_v<T>) {
@@ -223,7 +206,6 @@ struct Ceil {
   }
 };
 struct Round {
-  static constexpr const char* name = "round";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (is_int_v<T>) {
@@ -234,7 +216,6 @@ struct Round {
   }
 };
 struct Sign {
-  static constexpr const char* name = "sign";
   template <class T>
   WICK_HD T operator()(T x) const {
     if constexpr (std::is_unsigned_v<T>) {
@@ -245,7 +226,6 @@ struct Sign {
   }
 };
 struct Sigmoid {
-  static constexpr const char* name = "sigmoid";
   template <class T>
   WICK_HD T operator()(T x) const {
     return T(1) / (T(1) + m::exp(-x));
@@ -254,7 +234,6 @@ struct Sigmoid {
 
 // ---- unary with a parameter (float dtypes except Affine) ---------------------------
 struct Affine {
-  static constexpr const char* name = "affine";
   double mul, add;
   template <class T>
   WICK_HD T operator()(T x) const {
@@ -266,7 +245,6 @@ struct Affine {
   }
 };
 struct Powf {
-  static constexpr const char* name = "powf";
   double e;
   template <class T>
   WICK_HD T operator()(T x) const {
@@ -274,7 +252,6 @@ struct Powf {
   }
 };
 struct Elu {
-  static constexpr const char* name = "elu";
   double alpha;
   template <class T>
   WICK_HD T operator()(T x) const {
@@ -284,7 +261,6 @@ struct Elu {
 
 // ---- binary -----------------------------------------------------------------------
 struct Add {
-  static constexpr const char* name = "add";
   template <class T>
   WICK_HD T operator()(T a, T b) const {
     if constexpr (is_int_v<T>) {
@@ -296,7 +272,6 @@ struct Add {
   }
 };
 struct Sub {
-  static constexpr const char* name = "sub";
   template <class T>
   WICK_HD T operator()(T a, T b) const {
     if constexpr (is_int_v<T>) {
@@ -308,7 +283,6 @@ struct Sub {
   }
 };
 struct Mul {
-  static constexpr const char* name = "mul";
   template <class T>
   WICK_HD T operator()(T a, T b) const {
     if constexpr (is_int_v<T>) {
@@ -320,7 +294,6 @@ struct Mul {
   }
 };
 struct Div {
-  static constexpr const char* name = "div";
   template <class T>
   WICK_HD T operator()(T a, T b) const {
     if constexpr (is_int_v<T>) {
@@ -335,7 +308,6 @@ struct Div {
   }
 };
 struct Maximum {
-  static constexpr const char* name = "maximum";
   // NaN in either operand gives NaN (a != a only for NaN; always false for integers).
   template <class T>
   WICK_HD T operator()(T a, T b) const {
@@ -343,7 +315,6 @@ struct Maximum {
   }
 };
 struct Minimum {
-  static constexpr const char* name = "minimum";
   template <class T>
   WICK_HD T operator()(T a, T b) const {
     return (b < a || b != b) ? b : a;
@@ -352,42 +323,36 @@ struct Minimum {
 
 // ---- comparisons (result 0/1, stored as u8) ------------------------------------------
 struct Eq {
-  static constexpr const char* name = "eq";
   template <class T>
   WICK_HD bool operator()(T a, T b) const {
     return a == b;
   }
 };
 struct Ne {
-  static constexpr const char* name = "ne";
   template <class T>
   WICK_HD bool operator()(T a, T b) const {
     return a != b;
   }
 };
 struct Lt {
-  static constexpr const char* name = "lt";
   template <class T>
   WICK_HD bool operator()(T a, T b) const {
     return a < b;
   }
 };
 struct Le {
-  static constexpr const char* name = "le";
   template <class T>
   WICK_HD bool operator()(T a, T b) const {
     return a <= b;
   }
 };
 struct Gt {
-  static constexpr const char* name = "gt";
   template <class T>
   WICK_HD bool operator()(T a, T b) const {
     return a > b;
   }
 };
 struct Ge {
-  static constexpr const char* name = "ge";
   template <class T>
   WICK_HD bool operator()(T a, T b) const {
     return a >= b;
@@ -396,17 +361,10 @@ struct Ge {
 
 // ---- ternary --------------------------------------------------------------------------
 struct Where {
-  static constexpr const char* name = "where";
   template <class C, class T>
   WICK_HD T operator()(C cond, T t, T f) const {
     return cond != C(0) ? t : f;
   }
 };
-
-// ---- the op enums' functors, in enum order ----------------------------------------------
-using UnaryFunctors = std::tuple<Exp, Log, Sin, Cos, Abs, Neg, Recip, Sqr, Sqrt, Gelu, GeluErf, Erf, Relu,
-                                 Silu, Tanh, Floor, Ceil, Round, Sign, Sigmoid>;
-using BinaryFunctors = std::tuple<Add, Sub, Mul, Div, Maximum, Minimum>;
-using CmpFunctors = std::tuple<Eq, Ne, Lt, Le, Gt, Ge>;
 
 }  // namespace wick::fn

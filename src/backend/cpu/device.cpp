@@ -3,10 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -29,7 +32,8 @@ StoragePtr CpuDevice::from_host(const void* data, size_t n, DType dtype) {
   if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
   return s;
 }
-StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed, uint64_t offset) {
+StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
+                                   uint64_t offset) {
   return cpu_rand_uniform(n, dtype, lo, up, seed, offset);
 }
 StoragePtr CpuDevice::rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
@@ -42,7 +46,7 @@ namespace {
 // Large host blocks are kept for reuse: glibc hands blocks above 32 MiB to mmap and
 // returns them on free, so without a cache every large op output is faulted in page
 // by page (measured: a 256 MiB f32 copy ran at 3.7 GB/s on the development VM,
-// bench/results/cpu-2026-11-21-idle.md). Blocks of at least kMinCached bytes are
+// docs/PERFORMANCE.md). Blocks of at least kMinCached bytes are
 // rounded to a size class (four per power of two, at most 25% above the request) and
 // kept on free lists up to a total of options().cpu_cache_bytes (default 1 GiB; 0:
 // no cache); an allocation that fails frees the cached blocks and retries once.
@@ -121,6 +125,17 @@ class HostBlockCache {
   size_t cached_ = 0, in_use_ = 0, peak_ = 0;
 };
 
+// MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read.
+size_t available_host_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  unsigned long long kib = 0;
+  while (std::getline(in, line)) {
+    if (std::sscanf(line.c_str(), "MemAvailable: %llu kB", &kib) == 1) return size_t(kib) * 1024;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cpu::max_threads() {
@@ -137,7 +152,11 @@ DeviceInfo CpuDevice::info() const {
   return i;
 }
 
-MemoryStats CpuDevice::memory_stats() const { return HostBlockCache::get().stats(); }
+MemoryStats CpuDevice::memory_stats() const {
+  MemoryStats s = HostBlockCache::get().stats();
+  s.free = available_host_memory();
+  return s;
+}
 
 BackendDevice& cpu_backend_device() {
   static CpuDevice dev;

@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "backend/common/collapse.h"
 #include "backend/common/functors.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
@@ -21,30 +21,6 @@
 namespace wick {
 
 namespace {
-
-// The functor lists must follow the op enums (order and names).
-template <class Tuple, size_t N>
-constexpr bool names_match(const std::array<std::string_view, N>& names) {
-  return [&]<size_t... I>(std::index_sequence<I...>) {
-    return ((std::string_view(std::tuple_element_t<I, Tuple>::name) == names[I]) && ...);
-  }
-  (std::make_index_sequence<N>{});
-}
-static_assert(std::tuple_size_v<fn::UnaryFunctors> == kNumUnaryOps);
-static_assert(std::tuple_size_v<fn::BinaryFunctors> == kNumBinaryOps);
-static_assert(std::tuple_size_v<fn::CmpFunctors> == kNumCmpOps);
-static_assert(names_match<fn::UnaryFunctors>(kUnaryOpNames));
-static_assert(names_match<fn::BinaryFunctors>(kBinaryOpNames));
-static_assert(names_match<fn::CmpFunctors>(kCmpOpNames));
-
-// Calls f.template operator()<I>() for the runtime index i < N.
-template <size_t N, class F>
-void with_index(size_t i, F&& f) {
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    ((i == I ? (f.template operator()<I>(), true) : false) || ...);
-  }
-  (std::make_index_sequence<N>{});
-}
 
 // Elements per thread chunk below which a loop stays serial.
 constexpr size_t kGrain = size_t(1) << 15;
@@ -60,33 +36,17 @@ struct RowPlan {
 
 template <size_t K>
 RowPlan<K> plan_rows(const std::array<const Layout*, K>& ls) {
-  const auto& dims = ls[0]->dims();
-  // Keep dims of size > 1, outermost first; merge a dim into the one after it when
-  // every operand steps across the boundary as if contiguous.
-  std::vector<size_t> d;
-  std::array<std::vector<size_t>, K> s;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (dims[k] == 1) continue;
-    bool merge = !d.empty();
-    for (size_t j = 0; j < K && merge; ++j) merge = s[j].back() == ls[j]->strides()[k] * dims[k];
-    if (merge) {
-      d.back() *= dims[k];
-      for (size_t j = 0; j < K; ++j) s[j].back() = ls[j]->strides()[k];
-    } else {
-      d.push_back(dims[k]);
-      for (size_t j = 0; j < K; ++j) s[j].push_back(ls[j]->strides()[k]);
-    }
-  }
+  Collapsed c = collapse(ls);
   RowPlan<K> p;
-  if (!d.empty()) {
-    p.inner = d.back();
-    d.pop_back();
+  if (!c.dims.empty()) {
+    p.inner = c.dims.back();
+    c.dims.pop_back();
     for (size_t j = 0; j < K; ++j) {
-      p.inner_stride[j] = s[j].back();
-      s[j].pop_back();
+      p.inner_stride[j] = c.strides[j].back();
+      c.strides[j].pop_back();
     }
   }
-  for (size_t j = 0; j < K; ++j) p.outer[j] = Layout(d, s[j], ls[j]->start_offset());
+  for (size_t j = 0; j < K; ++j) p.outer[j] = Layout(c.dims, std::move(c.strides[j]), ls[j]->start_offset());
   return p;
 }
 
@@ -204,40 +164,55 @@ StoragePtr CpuStorage::elu(const Layout& l, double alpha) const {
   return unary_family<kFloatDTypes>(*this, l, fn::Elu{alpha}, "elu");
 }
 
+// The switches below are generated from wick/op_table.h: each op's functor is the
+// fn:: struct named as its enumerator.
 StoragePtr CpuStorage::unary(UnaryOp op, const Layout& l) const {
-  StoragePtr out;
-  with_index<kNumUnaryOps>(size_t(op), [&]<size_t I>() {
-    constexpr DTypeSet set = unary_op_allows_int(UnaryOp(I)) ? kAllDTypeSet : kFloatDTypes;
-    using Op = std::tuple_element_t<I, fn::UnaryFunctors>;
-    out = unary_family<set>(*this, l, Op{}, Op::name);
-  });
-  return out;
+  switch (op) {
+#define WICK_UNARY_CASE(op_, name, dtypes)                                                    \
+  case UnaryOp::op_: {                                                                        \
+    constexpr DTypeSet set = unary_op_allows_int(UnaryOp::op_) ? kAllDTypeSet : kFloatDTypes; \
+    return unary_family<set>(*this, l, fn::op_{}, #name);                                     \
+  }
+    WICK_UNARY_OPS(WICK_UNARY_CASE)
+#undef WICK_UNARY_CASE
+  }
+  return nullptr;  // not reached: the front end rejects values outside the enum
 }
 
 StoragePtr CpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
                               const Layout& rhs_l) const {
-  StoragePtr out;
-  with_index<kNumBinaryOps>(size_t(op), [&]<size_t I>() {
-    using Op = std::tuple_element_t<I, fn::BinaryFunctors>;
-    out = dispatch_dtype(dtype_, Op::name, [&]<class T>() {
+  const auto run = [&]<class Op>(Op, const char* name) {
+    return dispatch_dtype(dtype_, name, [&]<class T>() {
       auto f = [](T a, T b) { return store<T>(Op{}(load(a), load(b))); };
       return map2<T, T>(*this, CpuStorage::of(rhs), lhs_l, rhs_l, f);
     });
-  });
-  return out;
+  };
+  switch (op) {
+#define WICK_BINARY_CASE(op_, name) \
+  case BinaryOp::op_:               \
+    return run(fn::op_{}, #name);
+    WICK_BINARY_OPS(WICK_BINARY_CASE)
+#undef WICK_BINARY_CASE
+  }
+  return nullptr;
 }
 
 StoragePtr CpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
                            const Layout& rhs_l) const {
-  StoragePtr out;
-  with_index<kNumCmpOps>(size_t(op), [&]<size_t I>() {
-    using Op = std::tuple_element_t<I, fn::CmpFunctors>;
-    out = dispatch_dtype(dtype_, Op::name, [&]<class T>() {
+  const auto run = [&]<class Op>(Op, const char* name) {
+    return dispatch_dtype(dtype_, name, [&]<class T>() {
       auto f = [](T a, T b) { return uint8_t(Op{}(load(a), load(b))); };
       return map2<T, uint8_t>(*this, CpuStorage::of(rhs), lhs_l, rhs_l, f);
     });
-  });
-  return out;
+  };
+  switch (op) {
+#define WICK_CMP_CASE(op_, name) \
+  case CmpOp::op_:               \
+    return run(fn::op_{}, #name);
+    WICK_CMP_OPS(WICK_CMP_CASE)
+#undef WICK_CMP_CASE
+  }
+  return nullptr;
 }
 
 StoragePtr CpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,

@@ -4,6 +4,7 @@
 // float operations in ggml's order; dot products sum integers per sub-block.
 #include <algorithm>
 
+#include "backend/common/kquant_scales.h"
 #include "backend/cpu/quants.h"
 
 namespace wick::quant {
@@ -12,30 +13,44 @@ namespace {
 
 constexpr float kGroupMaxEps = 1e-15f;
 
-// Scale for n values quantized symmetrically to [-nmax, nmax-1] (stored +nmax),
-// weighted least squares over 19 candidate scales (rmse_type 1: weight x^2).
-float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
+// The first pass of the symmetric quantizers: levels l = round(-nmax / max * x[i])
+// clamped to [-nmax, nmax-1], stored as L[i] = l + bias, and their weighted sums
+// (weights x^2). False, with L zeroed, for a group of values all near zero.
+struct SymmetricStart {
+  float max, sumlx, suml2;
+};
+bool symmetric_start(int n, int nmax, const float* x, int8_t* L, int bias, SymmetricStart& st) {
   float amax;
-  const float max = signed_absmax(x, n, amax);
+  st.max = signed_absmax(x, n, amax);
   if (amax < kGroupMaxEps) {
     for (int i = 0; i < n; ++i) L[i] = 0;
-    return 0.f;
+    return false;
   }
-  float iscale = -nmax / max;
-  float sumlx = 0, suml2 = 0;
+  const float iscale = -nmax / st.max;
+  st.sumlx = st.suml2 = 0;
   for (int i = 0; i < n; ++i) {
     int l = nearest_int(iscale * x[i]);
     l = std::max(-nmax, std::min(nmax - 1, l));
-    L[i] = int8_t(l + nmax);
+    L[i] = int8_t(l + bias);
     float w = x[i] * x[i];
-    sumlx += w * x[i] * l;
-    suml2 += w * l * l;
+    st.sumlx += w * x[i] * l;
+    st.suml2 += w * l * l;
   }
+  return true;
+}
+
+// Scale for n values quantized symmetrically to [-nmax, nmax-1] (stored +nmax),
+// weighted least squares over 19 candidate scales (rmse_type 1: weight x^2).
+float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
+  SymmetricStart st;
+  if (!symmetric_start(n, nmax, x, L, nmax, st)) return 0.f;
+  const float max = st.max;
+  float sumlx = st.sumlx, suml2 = st.suml2;
   float scale = suml2 ? sumlx / suml2 : 0.0f;
   float best = scale * sumlx;
   for (int is = -9; is <= 9; ++is) {
     if (is == 0) continue;
-    iscale = -(nmax + 0.1f * is) / max;
+    const float iscale = -(nmax + 0.1f * is) / max;
     sumlx = suml2 = 0;
     for (int i = 0; i < n; ++i) {
       int l = nearest_int(iscale * x[i]);
@@ -59,22 +74,9 @@ float make_qx_quants(int n, int nmax, const float* x, int8_t* L) {
 // Q3_K's sub-block scale: start from -nmax/max, then coordinate descent on the
 // weighted error (weights x^2), up to 5 passes.
 float make_q3_quants(int n, int nmax, const float* x, int8_t* L) {
-  float amax;
-  const float max = signed_absmax(x, n, amax);
-  if (amax < kGroupMaxEps) {
-    for (int i = 0; i < n; ++i) L[i] = 0;
-    return 0.f;
-  }
-  float iscale = -nmax / max;
-  float sumlx = 0, suml2 = 0;
-  for (int i = 0; i < n; ++i) {
-    int l = nearest_int(iscale * x[i]);
-    l = std::max(-nmax, std::min(nmax - 1, l));
-    L[i] = int8_t(l);
-    float w = x[i] * x[i];
-    sumlx += w * x[i] * l;
-    suml2 += w * l * l;
-  }
+  SymmetricStart st;
+  if (!symmetric_start(n, nmax, x, L, 0, st)) return 0.f;
+  float sumlx = st.sumlx, suml2 = st.suml2;
   for (int itry = 0; itry < 5; ++itry) {
     int n_changed = 0;
     for (int i = 0; i < n; ++i) {
@@ -175,24 +177,6 @@ float make_qkx2_quants(int n, int nmax, const float* x, const float* weights, ui
   return scale;
 }
 
-// 6-bit scale and min j (0..7) of Q4_K / Q5_K's 12-byte packing.
-inline void get_scale_min_k4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = uint8_t((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
-  }
-}
-
-// 6-bit signed scale j (0..15) of Q3_K's 12-byte packing, minus the bias of 32.
-inline int q3k_scale(const uint8_t* s, int j) {
-  int lo = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
-  int hi = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
-  return (lo | hi << 4) - 32;
-}
-
 // Packs 256 2-bit values: byte qs[32h + l] holds elements 128h + l + 32g at bits 2g.
 void pack_2bit(const uint8_t* L, uint8_t* qs) {
   for (int j = 0; j < kQK_K; j += 128) {
@@ -248,7 +232,7 @@ void quantize_k4_common(const float* x, uint8_t* scales_out, uint16_t& d_out, ui
   dmin_out = f2h(max_min / 63.f);
   for (int j = 0; j < kQK_K / 32; ++j) {
     uint8_t sc, m;
-    get_scale_min_k4(j, scales_out, sc, m);
+    scale_min_k4(j, scales_out, sc, m);
     const float d = h2f(d_out) * sc;
     if (!d) continue;
     const float dm = h2f(dmin_out) * m;
@@ -523,7 +507,7 @@ void dequantize_q4_k(const BlockQ4_K* x, float* y, size_t n) {
     const float d = h2f(x[i].d), mn = h2f(x[i].dmin);
     for (int s = 0; s < 8; ++s) {
       uint8_t sc, m;
-      get_scale_min_k4(s, x[i].scales, sc, m);
+      scale_min_k4(s, x[i].scales, sc, m);
       const float d1 = d * sc, m1 = mn * m;
       for (int l = 0; l < 32; ++l) y[32 * s + l] = d1 * float(k4_nibble(x[i].qs, 32 * s + l)) - m1;
     }
@@ -535,7 +519,7 @@ void dequantize_q5_k(const BlockQ5_K* x, float* y, size_t n) {
     const float d = h2f(x[i].d), mn = h2f(x[i].dmin);
     for (int s = 0; s < 8; ++s) {
       uint8_t sc, m;
-      get_scale_min_k4(s, x[i].scales, sc, m);
+      scale_min_k4(s, x[i].scales, sc, m);
       const float d1 = d * sc, m1 = mn * m;
       for (int l = 0; l < 32; ++l) y[32 * s + l] = d1 * float(q5k_value(x[i], 32 * s + l)) - m1;
     }
@@ -645,7 +629,7 @@ void vec_dot_k4(size_t n, const Block* x, const BlockQ8_K* y, size_t ny, float* 
             }
           }
         }
-        for (int j = 0; j < 8; ++j) get_scale_min_k4(j, x[i].scales, sc[j], mn[j]);
+        for (int j = 0; j < 8; ++j) scale_min_k4(j, x[i].scales, sc[j], mn[j]);
       },
       [&](size_t i, const BlockQ8_K& b) {
         int isum = 0, summs = 0;

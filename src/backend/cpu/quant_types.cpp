@@ -12,19 +12,6 @@ namespace wick {
 
 namespace {
 
-using quant::BlockQ2_K;
-using quant::BlockQ3_K;
-using quant::BlockQ4_0;
-using quant::BlockQ4_1;
-using quant::BlockQ4_K;
-using quant::BlockQ5_0;
-using quant::BlockQ5_1;
-using quant::BlockQ5_K;
-using quant::BlockQ6_K;
-using quant::BlockQ8_0;
-using quant::BlockQ8_1;
-using quant::BlockQ8_K;
-
 // The row kernels of one type (quants.cpp, kquants.cpp).
 struct RowKernels {
   GgmlType type;
@@ -84,31 +71,11 @@ using namespace quant;
 const std::array<RowKernels, 15> kKernels = {{
     {GgmlType::F32, q_f32, dq_f32, dot_float<load_f32, 4>},
     {GgmlType::F16, q_f16, dq_f16, dot_float<load_f16, 2>},
-    {GgmlType::Q4_0, q_fn<BlockQ4_0, quantize_q4_0>,
-     dq_fn<BlockQ4_0, dequantize_q4_0>, dot_fn<BlockQ4_0, BlockQ8_0, vec_dot_q4_0_q8_0>},
-    {GgmlType::Q4_1, q_fn<BlockQ4_1, quantize_q4_1>,
-     dq_fn<BlockQ4_1, dequantize_q4_1>, dot_fn<BlockQ4_1, BlockQ8_1, vec_dot_q4_1_q8_1>},
-    {GgmlType::Q5_0, q_fn<BlockQ5_0, quantize_q5_0>,
-     dq_fn<BlockQ5_0, dequantize_q5_0>, dot_fn<BlockQ5_0, BlockQ8_0, vec_dot_q5_0_q8_0>},
-    {GgmlType::Q5_1, q_fn<BlockQ5_1, quantize_q5_1>,
-     dq_fn<BlockQ5_1, dequantize_q5_1>, dot_fn<BlockQ5_1, BlockQ8_1, vec_dot_q5_1_q8_1>},
-    {GgmlType::Q8_0, q_fn<BlockQ8_0, quantize_q8_0>,
-     dq_fn<BlockQ8_0, dequantize_q8_0>, dot_fn<BlockQ8_0, BlockQ8_0, vec_dot_q8_0_q8_0>},
-    {GgmlType::Q8_1, q_fn<BlockQ8_1, quantize_q8_1>,
-     dq_fn<BlockQ8_1, dequantize_q8_1>, dot_fn<BlockQ8_1, BlockQ8_1, vec_dot_q8_1_q8_1>},
-    {GgmlType::Q2_K, q_fn<BlockQ2_K, quantize_q2_k>,
-     dq_fn<BlockQ2_K, dequantize_q2_k>, dot_fn<BlockQ2_K, BlockQ8_K, vec_dot_q2_k_q8_k>},
-    {GgmlType::Q3_K, q_fn<BlockQ3_K, quantize_q3_k>,
-     dq_fn<BlockQ3_K, dequantize_q3_k>, dot_fn<BlockQ3_K, BlockQ8_K, vec_dot_q3_k_q8_k>},
-    {GgmlType::Q4_K, q_fn<BlockQ4_K, quantize_q4_k>,
-     dq_fn<BlockQ4_K, dequantize_q4_k>, dot_fn<BlockQ4_K, BlockQ8_K, vec_dot_q4_k_q8_k>},
-    {GgmlType::Q5_K, q_fn<BlockQ5_K, quantize_q5_k>,
-     dq_fn<BlockQ5_K, dequantize_q5_k>, dot_fn<BlockQ5_K, BlockQ8_K, vec_dot_q5_k_q8_k>},
-    {GgmlType::Q6_K, q_fn<BlockQ6_K, quantize_q6_k>,
-     dq_fn<BlockQ6_K, dequantize_q6_k>, dot_fn<BlockQ6_K, BlockQ8_K, vec_dot_q6_k_q8_k>},
-    {GgmlType::Q8_K, q_fn<BlockQ8_K, quantize_q8_k>,
-     dq_fn<BlockQ8_K, dequantize_q8_k>, dot_fn<BlockQ8_K, BlockQ8_K, vec_dot_q8_k_q8_k>},
-    {GgmlType::BF16, q_bf16, dq_bf16, dot_float<load_bf16, 2>},
+#define WICK_ROW_KERNELS(type, B, sfx, A, asfx) \
+  {GgmlType::type, q_fn<B, quantize_##sfx>, dq_fn<B, dequantize_##sfx>, dot_fn<B, A, vec_dot_##sfx##_##asfx>},
+    WICK_CPU_QUANT_TYPES(WICK_ROW_KERNELS)
+#undef WICK_ROW_KERNELS
+        {GgmlType::BF16, q_bf16, dq_bf16, dot_float<load_bf16, 2>},
 }};
 static_assert(std::size(kAllGgmlTypes) == kKernels.size(), "one row of kernels per GgmlType");
 
@@ -116,7 +83,8 @@ const RowKernels& kernels(GgmlType t, size_t n, const char* op) {
   check_ggml_row(t, n, op);  // also rejects an unknown type
   for (const auto& k : kKernels)
     if (k.type == t) return k;
-  throw_error(ErrorKind::InvalidArgument, op, "no row kernels for ggml type id " + std::to_string(uint32_t(t)));
+  throw_error(ErrorKind::InvalidArgument, op,
+              "no row kernels for ggml type id " + std::to_string(uint32_t(t)));
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 // The CPU backend's quantized entry points (backend.h): quantize, dequantize and the
-// quantized matmul over ggml block rows, by the row kernels of quant_types.cpp.
+// quantized matmul over ggml block rows, by the row kernels of quant_types.cpp. The
+// matmul has two paths: x quantized to the weight's activation type and dotted block
+// by block (ggml's; the default), or the weight dequantized to f32 and one sgemm with
+// x as it is (QMatmulPath::DequantGemm: the reference the fast paths are held to).
 #include <vector>
 
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/gemm.h"
 #include "backend/cpu/strided.h"
 #include "wick/quant.h"
 
@@ -23,7 +27,8 @@ const uint8_t* bytes_at(const BackendStorage& s, size_t byte_offset) {
 
 }  // namespace
 
-StoragePtr CpuDevice::quantize(GgmlType t, const BackendStorage& x, const Layout& x_l, size_t rows, size_t k) {
+StoragePtr CpuDevice::quantize(GgmlType t, const BackendStorage& x, const Layout& x_l, size_t rows,
+                               size_t k) {
   StoragePtr keep;
   const float* xs = f32_data(CpuStorage::of(x), x_l, keep);
   const size_t row_bytes = ggml_row_size(t, k);
@@ -50,9 +55,17 @@ StoragePtr CpuDevice::dequantize(GgmlType t, const BackendStorage& blocks, size_
 }
 
 StoragePtr CpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
-                              const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath) {
+                              const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) {
   StoragePtr keep;
   const float* xs = f32_data(CpuStorage::of(x), x_l, keep);
+  if (path == QMatmulPath::DequantGemm) {
+    // The reference path: the weight dequantized to f32, x unquantized, one sgemm.
+    const StoragePtr wd = dequantize(t, w, byte_offset, n * k, DType::F32);
+    auto out = cpu_alloc(m * n, DType::F32);
+    cpu::gemm(false, true, m, n, k, xs, k, CpuStorage::of(*wd).data<float>(), k, out->data<float>(), n, 0.0f);
+    if (x.dtype() == DType::F32) return out;
+    return out->to_dtype(Layout(Shape{m * n}), x.dtype());
+  }
   // x's rows quantized to the weight's activation type, then each weight row is
   // unpacked once per thread block and dotted with every activation row (m rows of
   // k bytes stay in cache). Threads split the weight rows.

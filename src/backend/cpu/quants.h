@@ -50,44 +50,31 @@ void dot_rows(size_t nb, const BA* y, size_t ny, float* s, Prep&& prep, Term&& t
   }
 }
 
-// 32-element types (quants.cpp).
-void quantize_q4_0(const float* x, BlockQ4_0* y, size_t n);
-void quantize_q4_1(const float* x, BlockQ4_1* y, size_t n);
-void quantize_q5_0(const float* x, BlockQ5_0* y, size_t n);
-void quantize_q5_1(const float* x, BlockQ5_1* y, size_t n);
-void quantize_q8_0(const float* x, BlockQ8_0* y, size_t n);
-void quantize_q8_1(const float* x, BlockQ8_1* y, size_t n);
-void dequantize_q4_0(const BlockQ4_0* x, float* y, size_t n);
-void dequantize_q4_1(const BlockQ4_1* x, float* y, size_t n);
-void dequantize_q5_0(const BlockQ5_0* x, float* y, size_t n);
-void dequantize_q5_1(const BlockQ5_1* x, float* y, size_t n);
-void dequantize_q8_0(const BlockQ8_0* x, float* y, size_t n);
-void dequantize_q8_1(const BlockQ8_1* x, float* y, size_t n);
-void vec_dot_q4_0_q8_0(size_t n, const BlockQ4_0* x, const BlockQ8_0* y, size_t ny, float* s);
-void vec_dot_q4_1_q8_1(size_t n, const BlockQ4_1* x, const BlockQ8_1* y, size_t ny, float* s);
-void vec_dot_q5_0_q8_0(size_t n, const BlockQ5_0* x, const BlockQ8_0* y, size_t ny, float* s);
-void vec_dot_q5_1_q8_1(size_t n, const BlockQ5_1* x, const BlockQ8_1* y, size_t ny, float* s);
-void vec_dot_q8_0_q8_0(size_t n, const BlockQ8_0* x, const BlockQ8_0* y, size_t ny, float* s);
-void vec_dot_q8_1_q8_1(size_t n, const BlockQ8_1* x, const BlockQ8_1* y, size_t ny, float* s);
+// The block types with CPU row kernels, one X(GgmlType enumerator, block, kernel
+// suffix, activation block, activation suffix) row each: the 32-element types
+// (quants.cpp) and the K-quants (kquants.cpp). Their declarations below and the
+// dispatch table of quant_types.cpp are generated from these rows.
+#define WICK_CPU_QUANT_TYPES(X)             \
+  X(Q4_0, BlockQ4_0, q4_0, BlockQ8_0, q8_0) \
+  X(Q4_1, BlockQ4_1, q4_1, BlockQ8_1, q8_1) \
+  X(Q5_0, BlockQ5_0, q5_0, BlockQ8_0, q8_0) \
+  X(Q5_1, BlockQ5_1, q5_1, BlockQ8_1, q8_1) \
+  X(Q8_0, BlockQ8_0, q8_0, BlockQ8_0, q8_0) \
+  X(Q8_1, BlockQ8_1, q8_1, BlockQ8_1, q8_1) \
+  X(Q2_K, BlockQ2_K, q2_k, BlockQ8_K, q8_k) \
+  X(Q3_K, BlockQ3_K, q3_k, BlockQ8_K, q8_k) \
+  X(Q4_K, BlockQ4_K, q4_k, BlockQ8_K, q8_k) \
+  X(Q5_K, BlockQ5_K, q5_k, BlockQ8_K, q8_k) \
+  X(Q6_K, BlockQ6_K, q6_k, BlockQ8_K, q8_k) \
+  X(Q8_K, BlockQ8_K, q8_k, BlockQ8_K, q8_k)
 
-// K-quants (kquants.cpp).
-void quantize_q2_k(const float* x, BlockQ2_K* y, size_t n);
-void quantize_q3_k(const float* x, BlockQ3_K* y, size_t n);
-void quantize_q4_k(const float* x, BlockQ4_K* y, size_t n);
-void quantize_q5_k(const float* x, BlockQ5_K* y, size_t n);
-void quantize_q6_k(const float* x, BlockQ6_K* y, size_t n);
-void quantize_q8_k(const float* x, BlockQ8_K* y, size_t n);
-void dequantize_q2_k(const BlockQ2_K* x, float* y, size_t n);
-void dequantize_q3_k(const BlockQ3_K* x, float* y, size_t n);
-void dequantize_q4_k(const BlockQ4_K* x, float* y, size_t n);
-void dequantize_q5_k(const BlockQ5_K* x, float* y, size_t n);
-void dequantize_q6_k(const BlockQ6_K* x, float* y, size_t n);
-void dequantize_q8_k(const BlockQ8_K* x, float* y, size_t n);
-void vec_dot_q2_k_q8_k(size_t n, const BlockQ2_K* x, const BlockQ8_K* y, size_t ny, float* s);
-void vec_dot_q3_k_q8_k(size_t n, const BlockQ3_K* x, const BlockQ8_K* y, size_t ny, float* s);
-void vec_dot_q4_k_q8_k(size_t n, const BlockQ4_K* x, const BlockQ8_K* y, size_t ny, float* s);
-void vec_dot_q5_k_q8_k(size_t n, const BlockQ5_K* x, const BlockQ8_K* y, size_t ny, float* s);
-void vec_dot_q6_k_q8_k(size_t n, const BlockQ6_K* x, const BlockQ8_K* y, size_t ny, float* s);
-void vec_dot_q8_k_q8_k(size_t n, const BlockQ8_K* x, const BlockQ8_K* y, size_t ny, float* s);
+// quantize_{sfx}, dequantize_{sfx} and vec_dot_{sfx}_{act sfx} (n elements a row;
+// vec_dot: one weight row against ny activation rows, as dot_rows).
+#define WICK_DECLARE_ROW_KERNELS(type, B, sfx, A, asfx)  \
+  void quantize_##sfx(const float* x, B* y, size_t n);   \
+  void dequantize_##sfx(const B* x, float* y, size_t n); \
+  void vec_dot_##sfx##_##asfx(size_t n, const B* x, const A* y, size_t ny, float* s);
+WICK_CPU_QUANT_TYPES(WICK_DECLARE_ROW_KERNELS)
+#undef WICK_DECLARE_ROW_KERNELS
 
 }  // namespace wick::quant

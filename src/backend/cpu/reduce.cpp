@@ -433,22 +433,13 @@ StoragePtr CpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
   }
   dispatch_dtype(dtype_, "reduce", [&]<class T>() {
     const T* x = data<T>();
-    switch (op) {
-      case ReduceOp::Sum:
-        reduce_typed<ReduceOp::Sum>(x, out->data<T>(), l, is_red);
-        break;
-      case ReduceOp::Min:
-        reduce_typed<ReduceOp::Min>(x, out->data<T>(), l, is_red);
-        break;
-      case ReduceOp::Max:
-        reduce_typed<ReduceOp::Max>(x, out->data<T>(), l, is_red);
-        break;
-      case ReduceOp::ArgMin:
-        reduce_typed<ReduceOp::ArgMin>(x, out->data<uint32_t>(), l, is_red);
-        break;
-      case ReduceOp::ArgMax:
-        reduce_typed<ReduceOp::ArgMax>(x, out->data<uint32_t>(), l, is_red);
-        break;
+    switch (op) {  // generated from wick/op_table.h
+#define WICK_REDUCE_CASE(op_, name)                                                                  \
+  case ReduceOp::op_:                                                                                \
+    reduce_typed<ReduceOp::op_>(x, out->data<typename Reducer<ReduceOp::op_, T>::Out>(), l, is_red); \
+    break;
+      WICK_REDUCE_OPS(WICK_REDUCE_CASE)
+#undef WICK_REDUCE_CASE
     }
   });
   return out;

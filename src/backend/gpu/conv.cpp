@@ -13,9 +13,9 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "base/dispatch.h"
 #include "backend/gpu/conv_geom.h"
 #include "backend/gpu/gpu_ops.h"
+#include "base/dispatch.h"
 
 namespace wick::gpu {
 
@@ -77,7 +77,8 @@ StoragePtr conv_forward(const char* op, const GpuStorage& x, const Layout& l, co
                 fmt::format("output plane of {}x{} pixels exceeds the GPU im2col's 32-bit pixel index",
                             g.out_h, g.out_w));
   // im2col: a block per column row; a small plane gets a smaller block.
-  const size_t row_items = g.out_w % 4 == 0 ? npix / 4 : npix;  // kernels/conv.cu: 4 pixels a thread
+  constexpr size_t kQuad = plan::im2col::kPixelsPerThread;
+  const size_t row_items = g.out_w % kQuad == 0 ? npix / kQuad : npix;
   unsigned im2col_block = 64;
   while (im2col_block < 256 && im2col_block < row_items) im2col_block *= 2;
   DeviceBuffer col(dev, std::min(chunk, batch) * per_batch * es);

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "base/dispatch.h"
 #include "backend/gpu/gpu_storage.h"
+#include "base/dispatch.h"
 
 namespace wick::gpu {
 
@@ -40,7 +40,7 @@ void GpuStorage::copy_strided_src(BackendStorage& dst_s, size_t dst_offset, cons
     size_t B = nd == 3 ? d[0] : 1, R = d[nd - 2], C = d[nd - 1];
     size_t sB = nd == 3 ? s[0] : 0, sR = 1, sC = s[nd - 1];
     void* args[] = {&B, &R, &C, &sB, &sR, &sC, &src, &out};
-    constexpr unsigned kTile = 32, kRows = 8;  // kernels/unary.cu: kTile, kTileRows
+    constexpr unsigned kTile = plan::transpose::kTile, kRows = plan::transpose::kRows;
     dim3 grid(unsigned((C + kTile - 1) / kTile), unsigned(std::min<size_t>((R + kTile - 1) / kTile, 65535)),
               unsigned(std::min<size_t>(B, 65535)));
     dev_.launch(fmt::format("utranspose_{}", dtype_name(dtype_)), Module::Unary, grid, dim3(kTile, kRows),
@@ -51,7 +51,7 @@ void GpuStorage::copy_strided_src(BackendStorage& dst_s, size_t dst_offset, cons
   const size_t* info = static_cast<const size_t*>(info_buf.get());
   size_t numel = n, ndims = nd;
   void* args[] = {&numel, &ndims, &info, &src, &out};
-  const bool inner = s.back() == 1 && d.back() % std::max<size_t>(1, 16 / esize) == 0;
+  const bool inner = s.back() == 1 && d.back() % vector_lanes(esize) == 0;
   dev_.launch(fmt::format("ucopy_{}", dtype_name(dtype_)), Module::Unary,
               dim3(strided_grid(dev_, inner ? vector_items(n, esize) : n)), dim3(dev_.block_size()), args);
 }

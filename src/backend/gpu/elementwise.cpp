@@ -49,13 +49,14 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   args.insert(args.end(), m.params_after.begin(), m.params_after.end());
 
   // Work items: 16-byte vectors on the contiguous and inner-contiguous paths.
-  const size_t v = std::max<size_t>(1, 16 / max_bytes);
+  const size_t v = vector_lanes(max_bytes);
   bool inner = c.contiguous;
   if (!inner && c.dims.back() % v == 0) {
     inner = std::all_of(c.strides.begin(), c.strides.end(), [](const auto& s) { return s.back() == 1; });
   }
   size_t items = inner ? vector_items(n, max_bytes) : n;
-  if (c.contiguous) items = (items + kVectorsPerThread - 1) / kVectorsPerThread;
+  constexpr size_t kPerThread = plan::elementwise::kVectorsPerThread;
+  if (c.contiguous) items = (items + kPerThread - 1) / kPerThread;
   const unsigned grid = c.contiguous ? dev.grid_for(items) : strided_grid(dev, items);
   dev.launch(m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
   return out;

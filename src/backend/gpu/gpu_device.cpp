@@ -171,6 +171,15 @@ GpuDevice::~GpuDevice() {
   if (stream_) (void)gpuStreamDestroy(stream_);
 }
 
+MemoryStats GpuDevice::memory_stats() const {
+  MemoryStats s = allocator_.stats();
+  size_t free = 0, total = 0;
+  set_device(local_);
+  WICK_GPU_CHECK(gpuMemGetInfo(&free, &total));
+  s.free = free;
+  return s;
+}
+
 unsigned GpuDevice::grid_for(size_t items) const {
   size_t g = (items + kBlock - 1) / kBlock;
   // At most 2^31 threads per launch (HIP requires grid x block < 2^32); grid-stride

@@ -19,29 +19,38 @@
 
 namespace wick::gpu {
 
-// One module (code object / fatbin) per kernel family.
-enum class Module : uint8_t {
-  Affine,
-  Binary,
-  Cast,
-  Fill,
-  Ternary,
-  Unary,
-  Reduce,
-  Sort,
-  Indexing,
-  Matmul,
-  Conv,
-  Nn,
-  Quantized
-};
-inline constexpr size_t kNumModules = 13;
-inline constexpr std::array<std::string_view, kNumModules> kModuleNames = {
-    "affine", "binary", "cast",     "fill",   "ternary", "unary",
-    "reduce", "sort",   "indexing", "matmul", "conv",    "nn", "quantized"};
-static_assert(kModuleNames.size() == kNumModules);
+// The kernel modules (code object / fatbin), written once: X(Enum, "name"). One a
+// family, from kernels/<family>.cu, image "<family>"; a family split into parts has
+// one a part, from kernels/<family>/<part>.cu, image "<family>_<part>". The build
+// embeds an image per kernel file (cmake/gpu.cmake) and fails unless the images and
+// this list name the same modules (the generated images.cpp checks).
+#define WICK_GPU_MODULES(X)                      \
+  X(Affine, "affine")                            \
+  X(Binary, "binary")                            \
+  X(Cast, "cast")                                \
+  X(Fill, "fill")                                \
+  X(Ternary, "ternary")                          \
+  X(Unary, "unary")                              \
+  X(Reduce, "reduce")                            \
+  X(Sort, "sort")                                \
+  X(Indexing, "indexing")                        \
+  X(Matmul, "matmul")                            \
+  X(Conv, "conv")                                \
+  X(Nn, "nn")                                    \
+  X(QuantizedDequantize, "quantized_dequantize") \
+  X(QuantizedMmvq, "quantized_mmvq")             \
+  X(QuantizedMmvqs, "quantized_mmvqs")           \
+  X(QuantizedMmvqw, "quantized_mmvqw")
 
-// The embedded image of a family (generated images.cpp, from the build's fatbins
+#define WICK_GPU_MODULE_ENUM(e, name) e,
+enum class Module : uint8_t { WICK_GPU_MODULES(WICK_GPU_MODULE_ENUM) };
+#undef WICK_GPU_MODULE_ENUM
+#define WICK_GPU_MODULE_NAME(e, name) std::string_view(name),
+inline constexpr std::array kModuleNames = {WICK_GPU_MODULES(WICK_GPU_MODULE_NAME)};
+#undef WICK_GPU_MODULE_NAME
+inline constexpr size_t kNumModules = kModuleNames.size();
+
+// The embedded image of a module (generated images.cpp, from the build's fatbins
 // or code objects).
 struct ModuleImage {
   const unsigned char* data = nullptr;
@@ -51,7 +60,7 @@ ModuleImage module_image(Module m);
 // The architectures the embedded images were built for ("80;90" or "gfx906;gfx90a").
 const char* compiled_archs();
 
-// Kernel families of one device: each module is loaded on first use and at most
+// Kernel modules of one device: each is loaded on first use and at most
 // once; function handles are cached by name.
 class ModuleStore {
  public:
@@ -118,7 +127,7 @@ class GpuDevice final : public BackendDevice {
   void synchronize() override;
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
-  MemoryStats memory_stats() const override { return allocator_.stats(); }
+  MemoryStats memory_stats() const override;
 
   int ordinal() const { return local_; }
   gpuStream_t stream() const { return stream_; }

@@ -12,21 +12,6 @@ const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_pt
   return keep->raw();
 }
 
-Dims collapse_one(const std::vector<size_t>& dims, const std::vector<size_t>& strides) {
-  Dims c;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] == 1) continue;
-    if (!c.dims.empty() && c.strides.back() == strides[d] * dims[d]) {
-      c.dims.back() *= dims[d];
-      c.strides.back() = strides[d];
-    } else {
-      c.dims.push_back(dims[d]);
-      c.strides.push_back(strides[d]);
-    }
-  }
-  return c;
-}
-
 std::string kname(std::string_view op, DType dt) { return fmt::format("{}_{}", op, dtype_name(dt)); }
 
 unsigned wave_size(const GpuDevice& dev) {

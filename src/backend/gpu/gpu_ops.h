@@ -1,7 +1,7 @@
-// Host helpers shared by the GPU entry points of issue 4 (reduce, sort,
-// indexing, matmul, conv, nn): contiguous staging of strided operands, layout
-// collapsing of one operand, and the row-major GEMM every matmul and convolution
-// goes through (cuBLAS where the build has it, else the portable MATMUL kernel).
+// Host helpers shared by the GPU entry points of reduce, sort, indexing, matmul,
+// conv and nn: contiguous staging of strided operands, kernel names, and the
+// row-major GEMM every matmul and convolution goes through (cuBLAS where the
+// build has it, else the portable MATMUL kernel).
 #pragma once
 
 #include <cstddef>
@@ -17,12 +17,6 @@ namespace wick::gpu {
 // `l` is contiguous, else a fresh copy held in `keep`.
 const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_ptr<GpuStorage>& keep);
 
-// dims/strides of one layout with size-1 dims dropped and mergeable neighbours merged.
-struct Dims {
-  std::vector<size_t> dims, strides;
-};
-Dims collapse_one(const std::vector<size_t>& dims, const std::vector<size_t>& strides);
-
 // Kernel name "{op}_{dtype}".
 std::string kname(std::string_view op, DType dt);
 
@@ -34,15 +28,15 @@ unsigned wave_size(const GpuDevice& dev);
 // with A_p = a + p*stride_a (elements), op(A) = A^T when trans_a (A then stored
 // k x m with leading dim lda), likewise B. a/b have dtype `dt` (a float dtype); c
 // has dtype `c_dt` (dt, or F32 for f16/bf16 inputs). Accumulation in f32 (f64 for
-// f64). Uses cuBLAS unless the build has none or WICK_GEMM=portable; f32 uses
+// f64). Uses cuBLAS unless the build has none or use_portable_gemm(); f32 uses
 // TF32 tensor cores only when allowed (allow_tf32()).
 void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
           const void* a, size_t lda, size_t stride_a, const void* b, size_t ldb, size_t stride_b, void* c,
           size_t ldc, size_t stride_c, size_t batch);
 
-// Whether f32 GEMMs may use TF32 (env WICK_ALLOW_TF32=1, read at each call; off by default).
+// Whether f32 GEMMs may use TF32 (options().allow_tf32, read at each call; off by default).
 bool allow_tf32();
-// Whether GEMMs go to the portable MATMUL kernel (env WICK_GEMM=portable, or no vendor BLAS).
+// Whether GEMMs go to the portable MATMUL kernel (options().portable_gemm, or no vendor BLAS).
 bool use_portable_gemm();
 
 }  // namespace wick::gpu

@@ -78,15 +78,17 @@ StoragePtr GpuStorage::index_select(const BackendStorage& ids_s, const Layout& l
   void* err = dev_.index_error_record();
   size_t left = bl.left, right = bl.right;
   void* args[] = {&left, &src_dim, &n_ids, &right, &idp, &ids_stride, &src, &o, &err, &dim};
-  const size_t v = std::max<size_t>(1, 16 / dtype_size(dtype_));
+  const size_t v = vector_lanes(dtype_size(dtype_));
   const size_t items = right % v == 0 ? out->elem_count() / v : out->elem_count();
   const size_t row_items = right % v == 0 ? right / v : right, rows = bl.left * n_ids;
   const size_t block = dev_.block_size();
-  // Rows of at least a block of items: a 2-D grid (rows x row stretches of 4 items
-  // per thread), the id read once per row and no division per item (faster than one
-  // thread per item on the H200: docs/PERFORMANCE.md); shorter rows: one thread per item.
+  // Rows of at least a block of items: a 2-D grid (rows x row stretches of
+  // kRowItemsPerThread items per thread), the id read once per row and no division
+  // per item (faster than one thread per item on the H200: docs/PERFORMANCE.md);
+  // shorter rows: one thread per item.
   if (row_items >= block) {
-    const size_t gx = std::min<size_t>((row_items + 4 * block - 1) / (4 * block), 65535);
+    const size_t stretch = size_t(plan::indexing::kRowItemsPerThread) * block;
+    const size_t gx = std::min<size_t>((row_items + stretch - 1) / stretch, 65535);
     const size_t gy = std::min<size_t>(rows, 65535);
     dev_.launch(ikname("isr", ids.dtype(), dtype_), Module::Indexing, dim3(unsigned(gx), unsigned(gy)),
                 dim3(unsigned(block)), args);

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <climits>
+
 #include "backend/common/operand_views.h"
 #include "backend/gpu/gpu_ops.h"
 #include "base/dispatch.h"
@@ -84,7 +85,6 @@ int blas_int(size_t v) {
 }
 #endif
 
-
 }  // namespace
 
 void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
@@ -126,14 +126,14 @@ void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size
   size_t sb_r = trans_b ? 1 : ldb, sb_c = trans_b ? ldb : 1;
   void* args[] = {&m,        &n,    &k,    &a, &stride_a, &sa_r, &sa_c, &b,
                   &stride_b, &sb_r, &sb_c, &c, &stride_c, &ldc,  &batch};
-  constexpr size_t kTile = 64;  // kernels/matmul.cu: kBM, kBN
-  dim3 grid(unsigned((n + kTile - 1) / kTile), unsigned(std::min<size_t>((m + kTile - 1) / kTile, 65535)),
+  constexpr size_t kTileM = plan::gemm::kTileM, kTileN = plan::gemm::kTileN;
+  dim3 grid(unsigned((n + kTileN - 1) / kTileN), unsigned(std::min<size_t>((m + kTileM - 1) / kTileM, 65535)),
             unsigned(std::min<size_t>(batch, 65535)));
-  if ((m + kTile - 1) / kTile > 65535)
+  if ((m + kTileM - 1) / kTileM > 65535)
     throw_error(ErrorKind::InvalidArgument, "matmul",
                 fmt::format("portable GEMM: {} rows exceed the grid", m));
-  dev.launch(fmt::format("gemm_{}_{}", dtype_name(dt), dtype_name(c_dt)), Module::Matmul, grid, dim3(256),
-             args);
+  dev.launch(fmt::format("gemm_{}_{}", dtype_name(dt), dtype_name(c_dt)), Module::Matmul, grid,
+             dim3(plan::gemm::kThreads), args);
 }
 
 namespace {
@@ -150,15 +150,15 @@ Operand operand(const GpuStorage& s, const Layout& l, size_t rows, size_t cols, 
   const size_t r = l.rank();
   Operand o;
   BlasView v = blas_view(rows, cols, l.strides()[r - 2], l.strides()[r - 1]);
-  Dims bd = collapse_one(std::vector<size_t>(l.dims().begin(), l.dims().end() - 2),
-                         std::vector<size_t>(l.strides().begin(), l.strides().end() - 2));
+  Collapsed bd = collapse_dims(std::vector<size_t>(l.dims().begin(), l.dims().end() - 2),
+                               std::vector<size_t>(l.strides().begin(), l.strides().end() - 2));
   const size_t own_batch = l.elem_count() / std::max<size_t>(rows * cols, 1);
   bool uniform = bd.dims.size() <= 1;
   if (v.ok && uniform) {
     o.ptr = s.at(l.start_offset());
     o.trans = v.trans;
     o.ld = v.ld;
-    o.stride = bd.dims.empty() ? 0 : bd.strides[0];
+    o.stride = bd.dims.empty() ? 0 : bd.strides[0][0];
     if (own_batch == 1 && batch > 1) o.stride = 0;
     return o;
   }

@@ -2,16 +2,15 @@
 // last dim, rms_norm, layer_norm (one block per row), rope in its three layouts.
 //
 // Row block size: the smallest power of two >= cols / 8, at least one wave and at
-// most 512 threads; every row of up to 512 * kCache (32) = 16384 columns then
-// stays in registers between its reduction and its output pass.
+// most plan::kMaxBlock threads; every row of up to kMaxBlock * plan::nn::kRowCache
+// columns then stays in registers between its reduction and its output pass.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
-#include "base/dispatch.h"
 #include "backend/gpu/gpu_ops.h"
+#include "base/dispatch.h"
 
 namespace wick::gpu {
 
@@ -19,7 +18,8 @@ namespace {
 
 unsigned row_block(const GpuDevice& dev, size_t cols) {
   size_t b = wave_size(dev);
-  while (b < 512 && b * 8 < cols) b <<= 1;
+  static_assert(plan::nn::kRowCache >= 8, "a row of 8 * block columns must fit the register cache");
+  while (b < size_t(plan::kMaxBlock) && b * 8 < cols) b <<= 1;
   return unsigned(b);
 }
 
@@ -40,8 +40,8 @@ StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &y};
-  dev_.launch(kname(log ? "log_softmax" : "softmax", dtype_), Module::Nn,
-              dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
+  dev_.launch(kname(log ? "log_softmax" : "softmax", dtype_), Module::Nn, dim3(row_grid(rows)),
+              dim3(row_block(dev_, cols)), args);
   return out;
 }
 
@@ -56,8 +56,7 @@ StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &a, &y, &eps};
-  dev_.launch(kname("rms_norm", dtype_), Module::Nn, dim3(row_grid(rows)),
-              dim3(row_block(dev_, cols)), args);
+  dev_.launch(kname("rms_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
 

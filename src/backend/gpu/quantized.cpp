@@ -1,5 +1,6 @@
-// Entry points of the QUANTIZED family (kernels/quantized.cu): dequantize
-// packed ggml rows, and the quantized matmul by one of two paths (wick/quant.h):
+// Entry points of the QUANTIZED family (kernels/quantized/, one module a mat-vec
+// generation and one for dequantize): dequantize packed ggml rows, and the quantized
+// matmul by one of two paths (wick/quant.h):
 //   MatVec       One row of x with Q4_0, Q8_0, Q4_K or Q6_K weights whose rows are
 //                whole 16-byte words and k a multiple of mmvqw's round (1024
 //                columns; 2048 for Q4_K and Q6_K) takes mmvqw: one launch, x
@@ -14,6 +15,7 @@
 //                every other type or a weight not 4-byte aligned (16 for Q4_K).
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
+// The constants these launches share with the kernels are quantized_plan.h's.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,20 +24,39 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "backend/gpu/gpu_ops.h"
+#include "backend/gpu/quantized_plan.h"
 #include "base/ggml_blocks.h"
 #include "wick/quant.h"
 
 namespace wick::gpu {
 
+// The kernels and their plans name ggml types by the ids of base/ggml_blocks.h.
+static_assert(
+    [] {
+      using namespace quant::type_id;
+      constexpr std::pair<GgmlType, int> kIds[] = {
+          {GgmlType::F32, kF32},   {GgmlType::F16, kF16},   {GgmlType::Q4_0, kQ4_0}, {GgmlType::Q4_1, kQ4_1},
+          {GgmlType::Q5_0, kQ5_0}, {GgmlType::Q5_1, kQ5_1}, {GgmlType::Q8_0, kQ8_0}, {GgmlType::Q8_1, kQ8_1},
+          {GgmlType::Q2_K, kQ2_K}, {GgmlType::Q3_K, kQ3_K}, {GgmlType::Q4_K, kQ4_K}, {GgmlType::Q5_K, kQ5_K},
+          {GgmlType::Q6_K, kQ6_K}, {GgmlType::Q8_K, kQ8_K}, {GgmlType::BF16, kBF16}};
+      if (std::size(kIds) != std::size(kAllGgmlTypes)) return false;
+      for (const auto& [t, id] : kIds)
+        if (int(t) != id) return false;
+      return true;
+    }(),
+    "quant::type_id agrees with GgmlType");
+static_assert(qplan::kMaxBatch == int(kQMatVecMaxBatch), "mat-vec kernels for 1..kQMatVecMaxBatch rows");
+
 namespace {
+
+using qplan::kQuantBlock;
+using qplan::kRowPadding;
 
 // The dtypes the kernels write or read directly; f64 goes through f32.
 DType kernel_dtype(DType d) { return d == DType::F64 ? DType::F32 : d; }
-
-constexpr unsigned kQuantBlock = 256;  // a multiple of every wave size (32, 64)
-constexpr size_t kRowPadding = 512;    // ggml's MATRIX_ROW_PADDING
 
 std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void* src, size_t n, DType dt) {
   auto out = gpu_alloc(dev, n, dt);
@@ -43,9 +64,8 @@ std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void
   void* o = out->raw();
   void* args[] = {&n, const_cast<void**>(&src), &o};
   // 16 outputs per thread for the types with a dequantize16 kernel, else 8
-  const bool by16 = t == GgmlType::Q4_0 || t == GgmlType::Q8_0 || t == GgmlType::Q4_K || t == GgmlType::Q6_K;
-  const size_t items = by16 ? n / 16 : (n + 7) / 8;
-  dev.launch(fmt::format("dequantize_{}_{}", ggml_type_name(t), dtype_name(dt)), Module::Quantized,
+  const size_t items = qplan::dequantize_by16(int(t)) ? n / 16 : (n + 7) / 8;
+  dev.launch(fmt::format("dequantize_{}_{}", ggml_type_name(t), dtype_name(dt)), Module::QuantizedDequantize,
              dim3(dev.grid_for(items)), dim3(dev.block_size()), args);
   return out;
 }
@@ -76,27 +96,11 @@ const std::string& mmvq_name(GgmlType t, size_t b, bool split) {
   return (split ? split_names : generic)[size_t(t)][b];
 }
 
-// The activation permutation the mmvqs kernel of type t reads (quantized.cu's
-// perm_pos), or -1 where t has no mmvqs kernel.
-int split_perm(GgmlType t) {
-  switch (t) {
-    case GgmlType::Q8_0:
-      return 0;
-    case GgmlType::Q4_0:
-      return 1;
-    case GgmlType::Q4_K:
-      return 2;
-    case GgmlType::Q6_K:
-      return 3;
-    default:
-      return -1;
-  }
-}
 const std::string& quantize_split_name(int perm, DType xd) {
   static const auto names = [] {
-    std::array<std::array<std::string, 3>, 4> n;
+    std::array<std::array<std::string, 3>, qplan::kSplitPerms> n;
     const DType dts[] = {DType::F32, DType::F16, DType::BF16};
-    for (int p = 0; p < 4; ++p)
+    for (int p = 0; p < qplan::kSplitPerms; ++p)
       for (int d = 0; d < 3; ++d)
         n[size_t(p)][size_t(d)] = fmt::format("quantize_q8_1s_p{}_{}", p, dtype_name(dts[d]));
     return n;
@@ -104,11 +108,8 @@ const std::string& quantize_split_name(int perm, DType xd) {
   return names[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
 }
 
-bool use_split_kernel(GgmlType t, const uint8_t* w, size_t w_row) {
-  if (split_perm(t) < 0) return false;
-  const auto addr = reinterpret_cast<uintptr_t>(w);
-  if (t == GgmlType::Q4_K) return addr % 16 == 0 && w_row % 16 == 0;
-  return addr % 4 == 0;
+bool use_split_kernel(GgmlType t, const uint8_t* w) {
+  return qplan::split_perm(int(t)) >= 0 && reinterpret_cast<uintptr_t>(w) % qplan::split_align(int(t)) == 0;
 }
 
 // The major compute capability of an NVIDIA device ("sm_90" -> 9); 0 for others.
@@ -118,49 +119,30 @@ int arch_major(const GpuDevice& dev) {
   return std::atoi(a.substr(3, a.size() - 4).c_str());
 }
 
-// mmvqw (batch 1, one launch; the default where it applies): teams of 32 lanes, each
-// owning a contiguous range of rows, streamed as rounds of 1024 columns (k a multiple
-// of 1024; rows whole 16-byte words). Blocks of 16 teams, one per multiprocessor,
-// or 8 / 4 teams (two / four per multiprocessor) where the shared memory (the
-// activation row, k_pad + k_pad / 32 (d, s) entries, and one tile per team) exceeds
-// what a block may take. Kernel constants (quantized.cu, Wide<Q>): the tile words a
-// lane and the (d, s) entry size.
+// mmvqw (batch 1, one launch; the default where it applies): teams of 32 lanes
+// streaming rows as rounds of the plan's columns (k a multiple of them; rows whole
+// 16-byte words). Blocks of 16 teams, one per multiprocessor, or 8 / 4 teams (two /
+// four per multiprocessor) where the shared memory (qplan::wide_shared_bytes: the
+// quantized x and each team's tiles) exceeds what a block may take.
 struct WidePlan {
   unsigned threads = 0, blocks = 0;
   size_t shmem = 0;
 };
-constexpr unsigned kWideThreads = 512, kTeamLanes = 32;
-constexpr size_t kTeamSlots = 8 * 32 * sizeof(float) + 8 * sizeof(uint64_t);  // finished rows, barriers
 
 bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
                WidePlan& p) {
-  // Wide<Q> of quantized.cu: tile bytes (kT rounds of `cols` columns), stages, (d, s) entry bytes.
-  size_t tile = 0, stages = 5, ds = 4, cols = 1024;
-  switch (t) {
-    case GgmlType::Q4_0:
-      tile = 4 * 576, ds = 8;
-      break;
-    case GgmlType::Q8_0:
-      tile = 2 * 1088, ds = 8;
-      break;
-    case GgmlType::Q4_K:
-      tile = 2 * 1152, ds = 8, cols = 2048;
-      break;
-    case GgmlType::Q6_K:
-      tile = 1680, ds = 8, cols = 2048, stages = 7;
-      break;
-    default:
-      return false;
-  }
+  const qplan::WideShape shape = qplan::wide_shape(int(t));
+  if (shape.round_cols == 0) return false;
+  const size_t cols = size_t(shape.round_cols), tile = size_t(shape.tile_rounds) * ggml_row_size(t, cols);
   if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 || k % cols != 0 ||
       n > size_t(INT32_MAX) || k > size_t(INT32_MAX))
     return false;
   const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
-  for (unsigned threads = kWideThreads; threads >= 128; threads /= 2) {
-    const size_t shmem = k_pad + k_pad / 32 * ds + threads / kTeamLanes * (stages * tile + kTeamSlots);
+  for (unsigned threads = qplan::kWideThreads; threads >= 128; threads /= 2) {
+    const size_t shmem = qplan::wide_shared_bytes(k_pad, threads, tile, shape.stages);
     if (shmem <= std::max(dev.props().shared_per_block, GpuDevice::kSharedDefault)) {
       p.threads = threads;
-      p.blocks = unsigned(sms * (kWideThreads / threads));
+      p.blocks = unsigned(sms * (qplan::kWideThreads / threads));
       p.shmem = shmem;
       return true;
     }
@@ -173,8 +155,8 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   static const auto names = [] {
     std::array<std::array<std::string, 3>, 32> nm;
     const DType dts[] = {DType::F32, DType::F16, DType::BF16};
-    for (GgmlType g : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K})
-      for (size_t d = 0; d < 3; ++d)
+    for (GgmlType g : kAllGgmlTypes)
+      for (size_t d = 0; d < 3 && qplan::wide_shape(int(g)).round_cols > 0; ++d)
         nm[size_t(g)][d] = fmt::format("mmvqw_{}_{}", ggml_type_name(g), dtype_name(dts[d]));
     return nm;
   }();
@@ -188,7 +170,8 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   // while the previous kernel ends. Sound because a QTensor's bytes are written only by
   // copies, never by a kernel.
   const bool dependent = arch_major(dev) >= 9;
-  dev.launch(names[size_t(t)][d], Module::Quantized, dim3(p.blocks), dim3(p.threads), args, p.shmem, dependent);
+  dev.launch(names[size_t(t)][d], Module::QuantizedMmvqw, dim3(p.blocks), dim3(p.threads), args, p.shmem,
+             dependent);
   return out;
 }
 
@@ -201,8 +184,8 @@ std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8
   uint32_t* ds = reinterpret_cast<uint32_t*>(qs + m * k_pad);  // m * k_pad: a multiple of 512
   {
     void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &qs, &ds};
-    dev.launch(quantize_split_name(split_perm(t), xd), Module::Quantized, dim3(dev.grid_for(m * k_pad)),
-               dim3(kQuantBlock), args);
+    dev.launch(quantize_split_name(qplan::split_perm(int(t)), xd), Module::QuantizedMmvqs,
+               dim3(dev.grid_for(m * k_pad)), dim3(kQuantBlock), args);
   }
   auto out = gpu_alloc(dev, m * n, DType::F32);
   int ni = int(n), ki = int(k);
@@ -217,7 +200,7 @@ std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8
     void* args[] = {
         &ni,    &ki, const_cast<uint8_t**>(&w), &w_row, const_cast<int8_t**>(&q), const_cast<uint32_t**>(&d),
         &k_pad, &o};
-    dev.launch(mmvq_name(t, b, true), Module::Quantized, grid, dim3(kQuantBlock), args);
+    dev.launch(mmvq_name(t, b, true), Module::QuantizedMmvqs, grid, dim3(kQuantBlock), args);
   }
   return out;
 }
@@ -233,7 +216,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   WidePlan wide;
   if (m == 1 && plan_wide(dev, t, w, n, k, k_pad, wide)) {
     out = matvec_wide(dev, t, w, n, k, x, xd, k_pad, wide);
-  } else if (use_split_kernel(t, w, w_row)) {
+  } else if (use_split_kernel(t, w)) {
     out = matvec_split(dev, t, w, n, k, x, xd, m, k_pad);
   } else {
     const size_t act_row = k_pad / 32 * sizeof(quant::BlockQ8_1);
@@ -241,7 +224,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
     {
       uint8_t* a = static_cast<uint8_t*>(act.get());
       void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &a};
-      dev.launch(kname("quantize_q8_1", xd), Module::Quantized, dim3(dev.grid_for(m * k_pad)),
+      dev.launch(kname("quantize_q8_1", xd), Module::QuantizedMmvq, dim3(dev.grid_for(m * k_pad)),
                  dim3(kQuantBlock), args);
     }
     out = gpu_alloc(dev, m * n, DType::F32);
@@ -255,7 +238,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
       size_t a_row = act_row;
       void* args[] = {&ni,    &ki, &rt, const_cast<uint8_t**>(&w), &w_row, const_cast<uint8_t**>(&a),
                       &a_row, &o};
-      dev.launch(mmvq_name(t, b, false), Module::Quantized, grid, dim3(kQuantBlock), args);
+      dev.launch(mmvq_name(t, b, false), Module::QuantizedMmvq, grid, dim3(kQuantBlock), args);
     }
   }
   if (xs.dtype() == DType::F32) return out;

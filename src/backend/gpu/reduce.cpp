@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "backend/gpu/gpu_ops.h"
 
@@ -61,25 +60,25 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
     WICK_GPU_CHECK(gpuMemsetAsync(out->raw(), 0, n_out * dtype_size(out_dt), dev_.stream()));
     return out;
   }
-  Dims k = collapse_one(kd, ks), r = collapse_one(rd, rs);
+  // The kept and the reduced dims, each collapsed on its own (one stride set each).
+  Collapsed k = collapse_dims(kd, ks), r = collapse_dims(rd, rs);
   if (r.dims.empty()) {  // every reduced dim has size 1
     r.dims = {1};
-    r.strides = {1};
+    r.strides[0] = {1};
   }
   const unsigned wave = wave_size(dev_);
-  const bool contig = r.dims.size() == 1 && r.strides[0] == 1;
+  const bool contig = r.dims.size() == 1 && r.strides[0][0] == 1;
   size_t tpr;
   if (contig) {
     tpr = e >= 1024 ? long_row_tpr(dev_, wave, n_out) : std::min<size_t>(wave, pow2_ceil(e));
-  } else if (!k.dims.empty() && k.strides.back() == 1 && n_out >= 4096) {
+  } else if (!k.dims.empty() && k.strides[0].back() == 1 && n_out >= 4096) {
     tpr = 1;
   } else {
     tpr = std::min<size_t>(wave, pow2_ceil(e));
   }
-  std::vector<size_t> info = k.dims;
-  info.insert(info.end(), k.strides.begin(), k.strides.end());
-  info.insert(info.end(), r.dims.begin(), r.dims.end());
-  info.insert(info.end(), r.strides.begin(), r.strides.end());
+  std::vector<size_t> info = k.info();
+  const std::vector<size_t> r_info = r.info();
+  info.insert(info.end(), r_info.begin(), r_info.end());
   DeviceBuffer info_buf = upload(dev_, info);
   const size_t* info_ptr = static_cast<const size_t*>(info_buf.get());
   size_t nk = k.dims.size(), nr = r.dims.size();

@@ -1,27 +1,19 @@
 // Entry point of the SORT family: argsort of the last dim (kernels/sort.cu).
-// A row of up to 4096 elements is sorted in one launch, in shared memory: with
-// 32-bit keys and 257..4096 elements by argsort_reg (16 pairs per thread in
-// registers; WICK_ARGSORT=local selects the one-pair-per-step kernel instead, for
-// comparison), otherwise by argsort_local. Longer
-// rows go through a global-memory bitonic merge (log2(P)^2 / 2 step launches at
-// most, P the row length rounded up to a power of two) with shared-memory passes
-// for the steps that stay inside a 4096-element chunk.
+// A row of up to plan::sort::kLocal (4096) elements is sorted in one launch, in
+// shared memory: with 32-bit keys and rows padded to at least kRegMin by
+// argsort_reg (kRegItems pairs per thread in registers), otherwise by
+// argsort_local. Longer rows go through a global-memory bitonic merge
+// (log2(P)^2 / 2 step launches at most, P the row length rounded up to a power
+// of two) with shared-memory passes for the steps that stay inside a
+// kLocal-element chunk.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "backend/gpu/gpu_ops.h"
 
 namespace wick::gpu {
-
-namespace {
-constexpr size_t kLocal = 4096;   // kernels/sort.cu: kLocal
-constexpr size_t kRegItems = 16;  // kernels/sort.cu: kRegItems (pairs per thread)
-constexpr size_t kRegMin = 512;   // smallest padded row argsort_reg takes (32 threads)
-
-}  // namespace
 
 StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   const size_t total = l.elem_count();
@@ -30,13 +22,14 @@ StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   size_t n = l.rank() ? l.dims().back() : 1, rows = total / n;
   size_t P = 1;
   while (P < n) P <<= 1;
+  using plan::sort::kLocal, plan::sort::kRegItems, plan::sort::kRegMin;
   size_t L = std::min(P, kLocal);
   const size_t ksize = dtype_size(dtype_) == 8 ? 8 : 4;
   const size_t shmem = L * (ksize + 4);
-  const unsigned threads = unsigned(std::clamp<size_t>(L / 2, 32, 512));
+  const unsigned threads = unsigned(std::clamp<size_t>(L / 2, 32, size_t(plan::kMaxBlock)));
   size_t asc = ascending ? 1 : 0;
   const void* x = at(l.start_offset());
-  if (ksize == 4 && P >= kRegMin && P <= kLocal ) {
+  if (ksize == 4 && P >= kRegMin && P <= kLocal) {
     size_t log_p = 0;
     while ((size_t(1) << log_p) < P) ++log_p;
     void* o = out->raw();

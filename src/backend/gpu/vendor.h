@@ -1,14 +1,17 @@
-// The one file that names CUDA or HIP. Everything else in src/backend/gpu (host
-// code and kernels) uses the gpu* names below, so the same sources build with
-// nvcc / a host compiler against cudart (libwick-cuda.so) and with hipcc / a host
-// compiler against libamdhip64 (libwick-rocm.so, -D WICK_VENDOR_HIP).
+// The one file (with vendor_async.cuh beside it) that names CUDA or HIP. Everything
+// else in src/backend/gpu (host code and kernels) uses the gpu* and wick_* names below, so the same sources
+// build with nvcc / a host compiler against cudart (libwick-cuda.so) and with hipcc / a host compiler against
+// libamdhip64 (libwick-rocm.so, -D WICK_VENDOR_HIP).
 //
-// Three parts:
-//   1. device side (nvcc / hipcc only): wave size, shuffles, launch bounds;
+// Four parts:
+//   1. device side (nvcc / hipcc only): wave size, shuffles, int8 dot products,
+//      half conversions, read-only loads, funnel shifts, the wave's barrier;
 //   2. host runtime: memory, streams, events, module (code object) loading, launch;
 //   3. WICK_GPU_CHECK: every runtime call goes through it and becomes a wick::Error
-//      naming the call, the file, the line and the vendor's error string.
-// BLAS (cuBLAS; Debian's ROCm has no rocBLAS) is mapped by the matmul work (issue 4).
+//      naming the call, the file, the line and the vendor's error string;
+//   4. BLAS (cuBLAS; Debian's ROCm has no rocBLAS).
+// vendor_async.cuh beside it maps the asynchronous copies and the inline PTX that go
+// with them (cp.async, bulk copies, mbarriers, dependent launches).
 #pragma once
 
 #include <string>
@@ -57,11 +60,46 @@ __device__ __forceinline__ T wick_shfl_down(T v, unsigned d) {
 // subnormals kept); the HIP build uses the bit-exact software path of
 // kernels/common.cuh. Both round exactly like the host's f32_to_f16_bits.
 #define WICK_HW_HALF_CVT 1
-__device__ __forceinline__ unsigned short wick_f32_to_f16_bits(float f) { return __half_as_ushort(__float2half_rn(f)); }
+__device__ __forceinline__ unsigned short wick_f32_to_f16_bits(float f) {
+  return __half_as_ushort(__float2half_rn(f));
+}
 __device__ __forceinline__ unsigned short wick_f32_to_bf16_bits(float f) {
   return __bfloat16_as_ushort(__float2bfloat16_rn(f));
 }
+// f16 bits -> float in one hardware conversion (exact, as the software path).
+__device__ __forceinline__ float wick_f16_bits_to_f32(unsigned short h) {
+  return __half2float(__ushort_as_half(h));
+}
 #endif
+// A load through the read-only (non-coherent) data path on NVIDIA; a plain load on
+// AMD. Only for memory no kernel writes while the reader runs.
+template <class T>
+__device__ __forceinline__ T wick_ldg(const T* p) {
+#if defined(WICK_VENDOR_HIP)
+  return *p;
+#else
+  return __ldg(p);
+#endif
+}
+// The 32 bits of (hi:lo) >> sh, sh in [0, 32): one funnel shift.
+__device__ __forceinline__ uint32_t wick_funnel_r(uint32_t lo, uint32_t hi, int sh) {
+#if defined(WICK_VENDOR_HIP)
+  return __builtin_amdgcn_alignbit(hi, lo, uint32_t(sh));
+#else
+  return __funnelshift_r(lo, hi, uint32_t(sh));
+#endif
+}
+// Barrier of the calling wave (all its lanes call): each lane's shared-memory stores
+// before it are visible to the wave's other lanes after it.
+__device__ __forceinline__ void wick_wave_sync() {
+#if defined(WICK_VENDOR_HIP)
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#else
+  __syncwarp();
+#endif
+}
 // Four-way int8 dot product plus an accumulator: c + sum_i a.byte[i] * b.byte[i]
 // (bytes signed). NVIDIA: dp4a (sm_61+). AMD: v_dot4_i32_i8 through the sdot4
 // builtin where the target has it (gfx906/908/90a/942, RDNA2), sudot4 on RDNA3/4,
@@ -83,44 +121,54 @@ __device__ __forceinline__ int wick_dp4a(int a, int b, int c) {
 #endif  // device side
 
 // ---- 2. host runtime ---------------------------------------------------------------
+// WICK_GPU_RT(Name): the runtime's name with its vendor prefix (cudaName / hipName),
+// for the many names the two runtimes share but for the prefix.
 #if defined(WICK_VENDOR_HIP)
 #define WICK_GPU_VENDOR "rocm"
-using gpuError_t = hipError_t;
-using gpuStream_t = hipStream_t;
-using gpuEvent_t = hipEvent_t;
+#define WICK_GPU_RT(name) hip##name
+#else
+#define WICK_GPU_VENDOR "cuda"
+#define WICK_GPU_RT(name) cuda##name
+#endif
+using gpuError_t = WICK_GPU_RT(Error_t);
+using gpuStream_t = WICK_GPU_RT(Stream_t);
+using gpuEvent_t = WICK_GPU_RT(Event_t);
+inline constexpr gpuError_t gpuSuccess = WICK_GPU_RT(Success);
+inline constexpr gpuError_t gpuErrorNoDevice = WICK_GPU_RT(ErrorNoDevice);
+inline constexpr gpuError_t gpuErrorInsufficientDriver = WICK_GPU_RT(ErrorInsufficientDriver);
+#define gpuGetErrorString WICK_GPU_RT(GetErrorString)
+#define gpuGetErrorName WICK_GPU_RT(GetErrorName)
+#define gpuGetLastError WICK_GPU_RT(GetLastError)
+#define gpuGetDeviceCount WICK_GPU_RT(GetDeviceCount)
+#define gpuGetDeviceProperties WICK_GPU_RT(GetDeviceProperties)
+#define gpuSetDevice WICK_GPU_RT(SetDevice)
+#define gpuGetDevice WICK_GPU_RT(GetDevice)
+#define gpuMalloc WICK_GPU_RT(Malloc)
+#define gpuFree WICK_GPU_RT(Free)
+#define gpuMemcpyAsync WICK_GPU_RT(MemcpyAsync)
+#define gpuMemsetAsync WICK_GPU_RT(MemsetAsync)
+#define gpuMemcpyHostToDevice WICK_GPU_RT(MemcpyHostToDevice)
+#define gpuMemcpyDeviceToHost WICK_GPU_RT(MemcpyDeviceToHost)
+#define gpuMemcpyDeviceToDevice WICK_GPU_RT(MemcpyDeviceToDevice)
+#define gpuStreamCreateWithFlags WICK_GPU_RT(StreamCreateWithFlags)
+#define gpuStreamNonBlocking WICK_GPU_RT(StreamNonBlocking)
+#define gpuStreamDestroy WICK_GPU_RT(StreamDestroy)
+#define gpuStreamSynchronize WICK_GPU_RT(StreamSynchronize)
+#define gpuEventCreate WICK_GPU_RT(EventCreate)
+#define gpuEventDestroy WICK_GPU_RT(EventDestroy)
+#define gpuEventRecord WICK_GPU_RT(EventRecord)
+#define gpuEventSynchronize WICK_GPU_RT(EventSynchronize)
+#define gpuEventElapsedTime WICK_GPU_RT(EventElapsedTime)
+#define gpuDriverGetVersion WICK_GPU_RT(DriverGetVersion)
+#define gpuMemGetInfo WICK_GPU_RT(MemGetInfo)
+#define gpuHostGetDevicePointer WICK_GPU_RT(HostGetDevicePointer)
+
+// The names that differ.
+#if defined(WICK_VENDOR_HIP)
 using gpuModule_t = hipModule_t;
 using gpuFunction_t = hipFunction_t;
 using gpuDeviceProp_t = hipDeviceProp_t;
-inline constexpr gpuError_t gpuSuccess = hipSuccess;
 inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
-inline constexpr gpuError_t gpuErrorNoDevice = hipErrorNoDevice;
-inline constexpr gpuError_t gpuErrorInsufficientDriver = hipErrorInsufficientDriver;
-#define gpuGetErrorString hipGetErrorString
-#define gpuGetErrorName hipGetErrorName
-#define gpuGetLastError hipGetLastError
-#define gpuGetDeviceCount hipGetDeviceCount
-#define gpuGetDeviceProperties hipGetDeviceProperties
-#define gpuSetDevice hipSetDevice
-#define gpuGetDevice hipGetDevice
-#define gpuMalloc hipMalloc
-#define gpuFree hipFree
-#define gpuMemcpyAsync hipMemcpyAsync
-#define gpuMemsetAsync hipMemsetAsync
-#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
-#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
-#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
-#define gpuStreamNonBlocking hipStreamNonBlocking
-#define gpuStreamDestroy hipStreamDestroy
-#define gpuStreamSynchronize hipStreamSynchronize
-#define gpuEventCreate hipEventCreate
-#define gpuEventDestroy hipEventDestroy
-#define gpuEventRecord hipEventRecord
-#define gpuEventSynchronize hipEventSynchronize
-#define gpuEventElapsedTime hipEventElapsedTime
-#define gpuDriverGetVersion hipDriverGetVersion
-#define gpuMemGetInfo hipMemGetInfo
-#define gpuHostGetDevicePointer hipHostGetDevicePointer
 #define gpuFreeHost hipHostFree
 // Pinned host memory the device can read and write (zero-copy).
 inline gpuError_t gpuHostAllocMapped(void** p, size_t bytes) {
@@ -151,45 +199,12 @@ inline std::string gpu_arch_name(const gpuDeviceProp_t& p) {
   return a.substr(0, a.find(':'));
 }
 #else
-#define WICK_GPU_VENDOR "cuda"
-using gpuError_t = cudaError_t;
-using gpuStream_t = cudaStream_t;
-using gpuEvent_t = cudaEvent_t;
 // A CUDA "library" (cudaLibraryLoadData) is the context-independent module: it
 // takes the fatbin as is and needs no link to the driver library (libcuda).
 using gpuModule_t = cudaLibrary_t;
 using gpuFunction_t = cudaKernel_t;
 using gpuDeviceProp_t = cudaDeviceProp;
-inline constexpr gpuError_t gpuSuccess = cudaSuccess;
 inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation;
-inline constexpr gpuError_t gpuErrorNoDevice = cudaErrorNoDevice;
-inline constexpr gpuError_t gpuErrorInsufficientDriver = cudaErrorInsufficientDriver;
-#define gpuGetErrorString cudaGetErrorString
-#define gpuGetErrorName cudaGetErrorName
-#define gpuGetLastError cudaGetLastError
-#define gpuGetDeviceCount cudaGetDeviceCount
-#define gpuGetDeviceProperties cudaGetDeviceProperties
-#define gpuSetDevice cudaSetDevice
-#define gpuGetDevice cudaGetDevice
-#define gpuMalloc cudaMalloc
-#define gpuFree cudaFree
-#define gpuMemcpyAsync cudaMemcpyAsync
-#define gpuMemsetAsync cudaMemsetAsync
-#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
-#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
-#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
-#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
-#define gpuStreamNonBlocking cudaStreamNonBlocking
-#define gpuStreamDestroy cudaStreamDestroy
-#define gpuStreamSynchronize cudaStreamSynchronize
-#define gpuEventCreate cudaEventCreate
-#define gpuEventDestroy cudaEventDestroy
-#define gpuEventRecord cudaEventRecord
-#define gpuEventSynchronize cudaEventSynchronize
-#define gpuEventElapsedTime cudaEventElapsedTime
-#define gpuDriverGetVersion cudaDriverGetVersion
-#define gpuMemGetInfo cudaMemGetInfo
-#define gpuHostGetDevicePointer cudaHostGetDevicePointer
 #define gpuFreeHost cudaFreeHost
 // Pinned host memory the device can read and write (zero-copy).
 inline gpuError_t gpuHostAllocMapped(void** p, size_t bytes) {

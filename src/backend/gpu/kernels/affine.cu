@@ -5,18 +5,11 @@
 // passed as double (Candle passes T; a double keeps integer affine exact).
 #include "functors.cuh"
 
-#define AFFINE_OP(T, SFX)                                                                           \
+#define AFFINE_OP(T, SFX, ...)                                                                      \
   WICK_KERNEL affine_##SFX(size_t numel, size_t num_dims, const size_t* info, const T* inp, T* out, \
                            double mul, double add) {                                                \
     wk::map_n(numel, num_dims, info, out, wk::OnStorage<T, ::wick::fn::Affine>{{mul, add}},         \
               inp ? inp : out);                                                                     \
   }
 
-AFFINE_OP(uint8_t, u8)
-AFFINE_OP(uint32_t, u32)
-AFFINE_OP(int32_t, i32)
-AFFINE_OP(int64_t, i64)
-AFFINE_OP(wk::f16s, f16)
-AFFINE_OP(wk::bf16s, bf16)
-AFFINE_OP(float, f32)
-AFFINE_OP(double, f64)
+WK_ALL_DTYPES(AFFINE_OP, )

@@ -4,19 +4,11 @@
 // through the widest float with one rounding.
 #include "functors.cuh"
 
-#define CAST_OP(S, SS, D, DS)                                                                             \
+#define CAST_OP(D, DS, S, SS)                                                                             \
   WICK_KERNEL cast_##SS##_##DS(size_t numel, size_t num_dims, const size_t* info, const S* inp, D* out) { \
     wk::map_n(numel, num_dims, info, out, wk::Cast<D, S>{}, inp);                                         \
   }
-#define CAST_FROM(S, SS)          \
-  CAST_OP(S, SS, uint8_t, u8)     \
-  CAST_OP(S, SS, uint32_t, u32)   \
-  CAST_OP(S, SS, int32_t, i32)    \
-  CAST_OP(S, SS, int64_t, i64)    \
-  CAST_OP(S, SS, wk::f16s, f16)   \
-  CAST_OP(S, SS, wk::bf16s, bf16) \
-  CAST_OP(S, SS, float, f32)      \
-  CAST_OP(S, SS, double, f64)
+#define CAST_FROM(S, SS) WK_ALL_DTYPES(CAST_OP, S, SS)
 
 CAST_FROM(uint8_t, u8)
 CAST_FROM(uint32_t, u32)

@@ -16,14 +16,33 @@
 #include <type_traits>
 #include <utility>
 
+#include "../launch_plan.h"
 #include "../vendor.h"
 
-// Largest block the host launches; kernels declare it so the compiler keeps
-// register use within what such a block may have.
-#define WICK_MAX_BLOCK 512
+// Every kernel's launch bound: the largest block the host launches (launch_plan.h).
+#define WICK_MAX_BLOCK (::wick::gpu::plan::kMaxBlock)
 #define WICK_KERNEL extern "C" __global__ void __launch_bounds__(WICK_MAX_BLOCK)
 
+// M(storage type, kernel suffix, args...) for each dtype of a set: every kernel
+// family instantiates its kernels (and the op tables of wick/op_table.h) over these.
+// clang-format off
+#define WK_FLOAT_DTYPES(M, ...)     \
+  M(wk::f16s, f16, __VA_ARGS__)     \
+  M(wk::bf16s, bf16, __VA_ARGS__)   \
+  M(float, f32, __VA_ARGS__)        \
+  M(double, f64, __VA_ARGS__)
+#define WK_INT_DTYPES(M, ...)       \
+  M(uint8_t, u8, __VA_ARGS__)       \
+  M(uint32_t, u32, __VA_ARGS__)     \
+  M(int32_t, i32, __VA_ARGS__)      \
+  M(int64_t, i64, __VA_ARGS__)
+// clang-format on
+#define WK_ALL_DTYPES(M, ...) WK_INT_DTYPES(M, __VA_ARGS__) WK_FLOAT_DTYPES(M, __VA_ARGS__)
+
 namespace wk {
+
+// The launch geometry shared with the host code (launch_plan.h).
+namespace plan = ::wick::gpu::plan;
 
 // ---- element storage types ---------------------------------------------------------
 // f16 and bf16 are stored as raw bits; arithmetic happens in float (compute type),
@@ -218,6 +237,9 @@ __device__ __forceinline__ size_t strided_extent(int nd, const size_t* dims, con
   return e;
 }
 
+// aligned16, Vec and the uint4 accesses of the families are written for this size.
+static_assert(plan::kVectorBytes == 16, "16-byte vectors");
+
 __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }
@@ -232,10 +254,6 @@ template <class T, int V, int U>
 struct VecArr {
   Vec<T, V> r[U];
 };
-
-// Vectors each thread handles per grid-stride step on the contiguous path; the
-// host sizes grids with the same number (gpu_storage.h: kVectorsPerThread).
-constexpr int kUnroll = 4;
 
 template <class... Ts>
 constexpr size_t max_size_of() {
@@ -258,14 +276,14 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
                                          Out* out, const Op& op, const In*... in) {
   constexpr int K = int(sizeof...(In));
   // 16-byte accesses for the widest operand (narrower operands move V*size bytes).
-  constexpr int V = int(16 / max_size_of<Out, In...>());
+  constexpr int V = int(plan::kVectorBytes / max_size_of<Out, In...>());
   const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t nthreads = size_t(gridDim.x) * blockDim.x;
 
   if (info == nullptr) {
     if (aligned16(out) && (aligned16(in) && ...)) {
       const size_t nvec = n / V;
-      constexpr int U = kUnroll;
+      constexpr int U = plan::elementwise::kVectorsPerThread;
       for (size_t v0 = tid; v0 < nvec; v0 += size_t(U) * nthreads) {
         std::tuple<VecArr<In, V, U>...> regs;
 #pragma unroll

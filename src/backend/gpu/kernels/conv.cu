@@ -2,8 +2,9 @@
 // rules of src/backend/cpu/conv.cpp.
 //   im2col_{dtype}: col[p, c*KH*KW + kh*KW + kw, oh*OW + ow] for batches [b0, b0+nb)
 //     of a (possibly strided) NCHW input, 0 in the padding; conv = W x col (GEMM).
-//     A block per column row (grid-stride over rows), threads over its pixels (4
-//     at a time, one vector store, when out_w % 4 == 0; the scratch is 256-byte aligned).
+//     A block per column row (grid-stride over rows), threads over its pixels
+//     (plan::im2col::kPixelsPerThread at a time, one vector store, when out_w is a
+//     multiple of it; the scratch is 256-byte aligned).
 //   col2im_{dtype}: out[p, co, oh, ow] = sum over (kh, kw) of cols[p, co*KH*KW +
 //     kh*KW + kw, ih*W + iw] where oh = ih*stride + kh*dil - pad (likewise w),
 //     gathered per output (no atomics), cols in the compute type.
@@ -23,22 +24,25 @@ using ::wick::gpu::ConvGeomK;
 #define WK_GRID_LOOP(t, n) \
   for (size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < (n); t += size_t(gridDim.x) * blockDim.x)
 
-// Four consecutive elements, stored with one vector store.
+// The pixels one im2col thread writes with one vector store (launch_plan.h).
+constexpr uint32_t kQuad = plan::im2col::kPixelsPerThread;
+
+// kQuad consecutive elements, stored with one vector store.
 template <class T>
-struct alignas(sizeof(T) * 4) Quad {
-  T v[4];
+struct alignas(sizeof(T) * kQuad) Quad {
+  T v[kQuad];
 };
 
 // One block per column row (p, c, kh, kw) at a time, its threads over the row's
 // output pixels: the row's source plane and tap offsets are computed once, and a
 // pixel costs one 32-bit division (npix < 2^32: checked by the host). When out_w
-// is a multiple of 4, a thread takes 4 pixels of one output row (one division,
-// one row check, one vector store).
+// is a multiple of kQuad, a thread takes kQuad pixels of one output row (one
+// division, one row check, one vector store).
 template <class T>
 __device__ void im2col(ConvGeomK g, size_t b0, size_t nb, const T* x, T* col) {
   const size_t kpos = g.k_h * g.k_w, kk = g.c_in * kpos;
   const uint32_t out_w = uint32_t(g.out_w), npix = uint32_t(g.out_h * g.out_w);
-  const bool quad = out_w % 4 == 0;
+  const bool quad = out_w % kQuad == 0;
   for (size_t row = blockIdx.x; row < nb * kk; row += gridDim.x) {
     const size_t p = row / kk, rr = row - p * kk;
     const size_t c = rr / kpos, kr = rr - c * kpos;
@@ -48,14 +52,14 @@ __device__ void im2col(ConvGeomK g, size_t b0, size_t nb, const T* x, T* col) {
     const long long w0 = (long long)(kw * g.dil_w) - (long long)g.pad_w;
     T* dst = col + row * npix;
     if (quad) {
-      for (uint32_t q = threadIdx.x; q < npix / 4; q += blockDim.x) {
-        const uint32_t pix = q * 4, oh = pix / out_w, ow = pix - oh * out_w;
+      for (uint32_t q = threadIdx.x; q < npix / kQuad; q += blockDim.x) {
+        const uint32_t pix = q * kQuad, oh = pix / out_w, ow = pix - oh * out_w;
         const long long ih = (long long)oh * (long long)g.stride_h + h0;
         const bool row_ok = ih >= 0 && (unsigned long long)ih < g.h;
         const T* src = plane + (row_ok ? size_t(ih) * g.s_h : 0);
         Quad<T> o;
 #pragma unroll
-        for (uint32_t e = 0; e < 4; ++e) {
+        for (uint32_t e = 0; e < kQuad; ++e) {
           const long long iw = (long long)(ow + e) * (long long)g.stride_w + w0;
           T v{};
           if (row_ok && iw >= 0 && (unsigned long long)iw < g.w) v = src[size_t(iw) * g.s_w];
@@ -192,7 +196,7 @@ __device__ void upsample_bilinear(size_t n, Planes pl, size_t ih, size_t iw, siz
 
 }  // namespace wk
 
-#define CONV_ALL(T, SFX)                                                                                   \
+#define CONV_ALL(T, SFX, ...)                                                                              \
   WICK_KERNEL avg_pool2d_##SFX(size_t n, wk::Planes pl, size_t oh, size_t ow, size_t kh, size_t kw,        \
                                size_t sh, size_t sw, const T* x, T* out) {                                 \
     wk::pool2d<T, false>(n, pl, oh, ow, kh, kw, sh, sw, x, out);                                           \
@@ -209,7 +213,7 @@ __device__ void upsample_bilinear(size_t n, Planes pl, size_t ih, size_t iw, siz
                                       size_t align, double sh, double sw, const T* x, T* out) {            \
     wk::upsample_bilinear(n, pl, ih, iw, oh, ow, align, sh, sw, x, out);                                   \
   }
-#define CONV_FLOAT(T, SFX)                                                                     \
+#define CONV_FLOAT(T, SFX, ...)                                                                \
   WICK_KERNEL im2col_##SFX(wk::ConvGeomK g, size_t b0, size_t nb, const T* x, T* col) {        \
     wk::im2col(g, b0, nb, x, col);                                                             \
   }                                                                                            \
@@ -217,15 +221,5 @@ __device__ void upsample_bilinear(size_t n, Planes pl, size_t ih, size_t iw, siz
     wk::col2im(g, nb, cols, out);                                                              \
   }
 
-CONV_ALL(uint8_t, u8)
-CONV_ALL(uint32_t, u32)
-CONV_ALL(int32_t, i32)
-CONV_ALL(int64_t, i64)
-CONV_ALL(wk::f16s, f16)
-CONV_ALL(wk::bf16s, bf16)
-CONV_ALL(float, f32)
-CONV_ALL(double, f64)
-CONV_FLOAT(wk::f16s, f16)
-CONV_FLOAT(wk::bf16s, bf16)
-CONV_FLOAT(float, f32)
-CONV_FLOAT(double, f64)
+WK_ALL_DTYPES(CONV_ALL, )
+WK_FLOAT_DTYPES(CONV_FLOAT, )

@@ -12,7 +12,7 @@ __device__ void const_set(size_t numel, int nd, const size_t* info, T value, T* 
   const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t nthreads = size_t(gridDim.x) * blockDim.x;
   if (info == nullptr) {
-    constexpr int V = int(16 / sizeof(T));
+    constexpr int V = int(plan::kVectorBytes / sizeof(T));
     if (aligned16(out)) {
       Vec<T, V> vv;
 #pragma unroll
@@ -40,7 +40,7 @@ template <class T>
 __device__ void copy2d(const T* src, T* dst, size_t d1, size_t d2, size_t src_s, size_t dst_s) {
   const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t nthreads = size_t(gridDim.x) * blockDim.x;
-  constexpr int V = int(16 / sizeof(T));
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
   const bool vec = d2 % V == 0 && src_s % V == 0 && dst_s % V == 0 && aligned16(src) && aligned16(dst);
   const size_t w = vec ? d2 / V : d2;  // row width in work items
   const size_t n = d1 * w;
@@ -100,14 +100,14 @@ __device__ void rand_normal(size_t numel, double mean, double std, uint64_t seed
 
 }  // namespace wk
 
-#define FILL_OPS(T, SFX)                                                                                  \
+#define FILL_OPS(T, SFX, ...)                                                                             \
   WICK_KERNEL const_set_##SFX(size_t numel, size_t num_dims, const size_t* info, const T value, T* out) { \
     wk::const_set(numel, int(num_dims), info, value, out);                                                \
   }                                                                                                       \
   WICK_KERNEL copy2d_##SFX(const T* src, T* dst, size_t d1, size_t d2, size_t src_s, size_t dst_s) {      \
     wk::copy2d(src, dst, d1, d2, src_s, dst_s);                                                           \
   }
-#define RAND_OPS(T, SFX)                                                                               \
+#define RAND_OPS(T, SFX, ...)                                                                          \
   WICK_KERNEL rand_uniform_##SFX(size_t numel, double lo, double up, uint64_t seed, uint64_t offset,   \
                                  T* out) {                                                             \
     wk::rand_uniform(numel, lo, up, seed, offset, out);                                                \
@@ -117,15 +117,5 @@ __device__ void rand_normal(size_t numel, double mean, double std, uint64_t seed
     wk::rand_normal(numel, mean, std, seed, offset, out);                                              \
   }
 
-FILL_OPS(uint8_t, u8)
-FILL_OPS(uint32_t, u32)
-FILL_OPS(int32_t, i32)
-FILL_OPS(int64_t, i64)
-FILL_OPS(wk::f16s, f16)
-FILL_OPS(wk::bf16s, bf16)
-FILL_OPS(float, f32)
-FILL_OPS(double, f64)
-RAND_OPS(wk::f16s, f16)
-RAND_OPS(wk::bf16s, bf16)
-RAND_OPS(float, f32)
-RAND_OPS(double, f64)
+WK_ALL_DTYPES(FILL_OPS, )
+WK_FLOAT_DTYPES(RAND_OPS, )

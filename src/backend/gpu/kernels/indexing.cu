@@ -56,7 +56,7 @@ __device__ __forceinline__ T add_elem(T a, T b) {
 template <class I, class T>
 __device__ void index_select(size_t left, size_t src_dim, size_t n_ids, size_t right, const I* ids,
                              size_t ids_stride, const T* src, T* out, IndexErrorRecord* err, size_t dim) {
-  constexpr int V = int(16 / sizeof(T));
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
   const bool vec = V > 1 && right % V == 0 && aligned16(src) && aligned16(out);
   const size_t w = vec ? right / V : right;  // items per row
   const size_t n = left * n_ids * w;
@@ -89,7 +89,7 @@ __device__ void index_select(size_t left, size_t src_dim, size_t n_ids, size_t r
 // stretch of U * blockDim items, U loads in flight per thread.
 template <class E>
 __device__ __forceinline__ void copy_row(const E* s, E* o, size_t w) {
-  constexpr int U = 4;
+  constexpr int U = plan::indexing::kRowItemsPerThread;
   const size_t bd = blockDim.x;
   for (size_t c0 = size_t(blockIdx.x) * bd * U + threadIdx.x; c0 < w; c0 += size_t(gridDim.x) * bd * U) {
     E r[U];
@@ -113,7 +113,7 @@ template <class I, class T>
 __device__ void index_select_rows(size_t left, size_t src_dim, size_t n_ids, size_t right, const I* ids,
                                   size_t ids_stride, const T* src, T* out, IndexErrorRecord* err,
                                   size_t dim) {
-  constexpr int V = int(16 / sizeof(T));
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
   const bool vec = V > 1 && right % V == 0 && aligned16(src) && aligned16(out);
   const size_t rows = left * n_ids;
   for (size_t row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -176,7 +176,7 @@ __device__ void index_add(size_t left, size_t dst_dim, size_t n_ids, size_t righ
 
 }  // namespace wk
 
-#define INDEXING_OPS(I, ISFX, T, SFX)                                                                     \
+#define INDEXING_OPS(T, SFX, I, ISFX)                                                                     \
   WICK_KERNEL is_##ISFX##_##SFX(size_t left, size_t src_dim, size_t n_ids, size_t right, const I* ids,    \
                                 size_t ids_stride, const T* src, T* out, wk::IndexErrorRecord* err,       \
                                 size_t dim) {                                                             \
@@ -207,15 +207,7 @@ __device__ void index_add(size_t left, size_t dst_dim, size_t n_ids, size_t righ
     wk::index_add(left, dst_dim, n_ids, right, ids, src, out, err, dim);                                  \
   }
 
-#define INDEXING_IDS(I, ISFX)            \
-  INDEXING_OPS(I, ISFX, uint8_t, u8)     \
-  INDEXING_OPS(I, ISFX, uint32_t, u32)   \
-  INDEXING_OPS(I, ISFX, int32_t, i32)    \
-  INDEXING_OPS(I, ISFX, int64_t, i64)    \
-  INDEXING_OPS(I, ISFX, wk::f16s, f16)   \
-  INDEXING_OPS(I, ISFX, wk::bf16s, bf16) \
-  INDEXING_OPS(I, ISFX, float, f32)      \
-  INDEXING_OPS(I, ISFX, double, f64)
+#define INDEXING_IDS(I, ISFX) WK_ALL_DTYPES(INDEXING_OPS, I, ISFX)
 
 INDEXING_IDS(uint8_t, u8)
 INDEXING_IDS(uint32_t, u32)

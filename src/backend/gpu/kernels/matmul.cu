@@ -1,5 +1,5 @@
 // MATMUL family: the portable tiled GEMM (ROCm without rocBLAS; CUDA with
-// WICK_GEMM=portable). gemm_{in}_{out}: for every batch p,
+// options().portable_gemm). gemm_{in}_{out}: for every batch p,
 //   C_p[i, j] = sum_kk A_p[i, kk] * B_p[kk, j]
 // with A_p[i, kk] = a[p*sa_b + i*sa_r + kk*sa_c] (any strides: transposes and
 // broadcast batches need no copy), likewise B, and C row-major with leading dim
@@ -14,7 +14,11 @@
 
 namespace wk {
 
-constexpr int kBM = 64, kBN = 64, kBK = 16, kThreads = 256;
+// The tile plan the host launches with (launch_plan.h).
+constexpr int kBM = plan::gemm::kTileM, kBN = plan::gemm::kTileN, kBK = plan::gemm::kTileK,
+              kThreads = plan::gemm::kThreads;
+// The thread grid and the per-thread sub-tile below are written for this plan.
+static_assert(kThreads == 256 && kBM == 4 * 16 && kBN == 4 * 16, "gemm_tiled: 16 x 16 threads of 4 x 4");
 
 // Explicit fused multiply-add: the build disables contraction (-fmad=false) for
 // bit parity of elementwise ops; a GEMM's sum order differs from the CPU's anyway.

@@ -16,8 +16,8 @@
 
 namespace wk {
 
-// Elements each thread keeps in registers.
-constexpr int kCache = 32;
+// Elements each thread keeps in registers (launch_plan.h).
+constexpr int kCache = plan::nn::kRowCache;
 
 template <class C>
 struct MaxNan {
@@ -54,7 +54,7 @@ __device__ __forceinline__ double sqrt_c(double x) { return sqrt(x); }
 template <class T>
 struct RowCache {
   using C = compute_t<T>;
-  static constexpr int V = int(16 / sizeof(T));
+  static constexpr int V = int(plan::kVectorBytes / sizeof(T));
   C v[kCache];
   bool vec;
 
@@ -125,7 +125,7 @@ __device__ __forceinline__ bool cacheable(size_t n) {
 }
 template <class T>
 __device__ __forceinline__ bool use_vec(const T* p, const T* q, size_t n) {
-  constexpr int V = int(16 / sizeof(T));
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
   return n % V == 0 && aligned16(p) && aligned16(q);
 }
 

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "wave.cuh"
+#include "wick/op_table.h"
 
 namespace wk {
 
@@ -160,7 +161,7 @@ struct RArg {
   }
   // Lane j of thread `lane` saw elements (v * V + j) for v = lane, lane + tpr, ... < nv.
   __device__ S lane_state(const L& l, uint32_t nan, const T* p, size_t nv, int lane, int tpr, int j) const {
-    constexpr int V = int(16 / sizeof(T));
+    constexpr int V = int(plan::kVectorBytes / sizeof(T));
     if (size_t(lane) >= nv) return init();
     if (nan) {
       for (size_t v = size_t(lane); v < nv; v += size_t(tpr)) {
@@ -179,7 +180,7 @@ struct RArg {
 // state at the end.
 template <class R, class T>
 __device__ __forceinline__ typename R::S scan_vec(const R& r, const T* p, size_t nv, int lane, int tpr) {
-  constexpr int V = int(16 / sizeof(T));
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
   constexpr int U = 4;
   using L = typename R::L;
   const Vec<T, V>* pv = reinterpret_cast<const Vec<T, V>*>(p);
@@ -219,7 +220,7 @@ __device__ void reduce_rows(size_t n_out, size_t e, int nk, int nr, const size_t
   using S = typename R::S;
   const size_t *kd = info, *ks = info + nk, *rd = info + 2 * nk, *rs = info + 2 * nk + nr;
   const bool contig = nr == 1 && rs[0] == 1;
-  constexpr int V = int(16 / sizeof(T));
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
   const int rpb = int(blockDim.x) / tpr;  // outputs per block
   const int g = int(threadIdx.x) / tpr, lane = int(threadIdx.x) % tpr;
   // The loop is uniform across the block (group reductions need every lane).
@@ -305,26 +306,17 @@ using RArgMax = RArg<T, true>;
 
 }  // namespace wk
 
-#define REDUCE_OP(NAME, R, T, SFX)                                                                       \
+// {op}_{dtype} for every row of WICK_REDUCE_OPS (reducer wk::R{Op}), and cumsum_{dtype}; every dtype.
+#define REDUCE_OP(T, SFX, OP, NAME)                                                                      \
   WICK_KERNEL NAME##_##SFX(size_t n_out, size_t e, size_t nk, size_t nr, const size_t* info, const T* x, \
-                           typename R::Out* out, size_t tpr) {                                           \
-    wk::reduce_rows<R, T>(n_out, e, int(nk), int(nr), info, x, out, int(tpr));                           \
+                           typename wk::R##OP<T>::Out* out, size_t tpr) {                                \
+    wk::reduce_rows<wk::R##OP<T>, T>(n_out, e, int(nk), int(nr), info, x, out, int(tpr));                \
   }
-#define REDUCE_ALL(T, SFX)                                                               \
-  REDUCE_OP(sum, wk::RSum<T>, T, SFX)                                                    \
-  REDUCE_OP(min, wk::RMin<T>, T, SFX)                                                    \
-  REDUCE_OP(max, wk::RMax<T>, T, SFX)                                                    \
-  REDUCE_OP(argmin, wk::RArgMin<T>, T, SFX)                                              \
-  REDUCE_OP(argmax, wk::RArgMax<T>, T, SFX)                                              \
+#define REDUCE_ROW(OP, NAME) WK_ALL_DTYPES(REDUCE_OP, OP, NAME)
+WICK_REDUCE_OPS(REDUCE_ROW)
+
+#define CUMSUM_OP(T, SFX, ...)                                                           \
   WICK_KERNEL cumsum_##SFX(size_t outer, size_t len, size_t inner, const T* x, T* out) { \
     wk::cumsum<T>(outer, len, inner, x, out);                                            \
   }
-
-REDUCE_ALL(uint8_t, u8)
-REDUCE_ALL(uint32_t, u32)
-REDUCE_ALL(int32_t, i32)
-REDUCE_ALL(int64_t, i64)
-REDUCE_ALL(wk::f16s, f16)
-REDUCE_ALL(wk::bf16s, bf16)
-REDUCE_ALL(float, f32)
-REDUCE_ALL(double, f64)
+WK_ALL_DTYPES(CUMSUM_OP, )

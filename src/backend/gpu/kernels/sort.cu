@@ -7,8 +7,8 @@
 // both orders). Rows are padded to a power of two P with (largest key, index >= n)
 // and sorted as (key, index) pairs by a bitonic network, so ties resolve by index:
 // exactly the stable order.
-//  - argsort_local_{dtype}: sorts chunks of L = min(P, 4096) pairs in shared
-//    memory (dynamic: L * (key + 4) bytes <= 48 KiB). With the input pointer set
+//  - argsort_local_{dtype}: sorts chunks of L = min(P, plan::sort::kLocal) pairs
+//    in shared memory (dynamic: L * (key + 4) bytes <= 48 KiB). With the input pointer set
 //    it builds keys from the values; with the output pointer set (P == L) it
 //    writes the indices straight out: a row that fits is sorted in one launch.
 //  - longer rows: argsort_init_{dtype} writes keys to scratch, the local kernel
@@ -26,20 +26,9 @@
 
 namespace wk {
 
+// 64-bit keys for the 8-byte dtypes (f64, i64), 32-bit keys for the rest.
 template <class T>
-struct KeyOf {
-  using type = uint32_t;
-};
-template <>
-struct KeyOf<double> {
-  using type = uint64_t;
-};
-template <>
-struct KeyOf<int64_t> {
-  using type = uint64_t;
-};
-template <class T>
-using key_t = typename KeyOf<T>::type;
+using key_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
 
 template <class T>
 __device__ __forceinline__ key_t<T> sort_key(T x, bool asc) {
@@ -158,7 +147,8 @@ __device__ void argsort_step(size_t rows, size_t P, size_t k, size_t j, K* keys,
 }
 
 // ---- argsort_reg: rows of P = 2^log_p packed pairs, 16 per thread -------------------
-constexpr uint32_t kRegItems = 16;  // pairs per thread (4 position bits)
+constexpr uint32_t kRegItems = plan::sort::kRegItems;  // pairs per thread
+static_assert(plan::sort::kRegBits == 4, "reg_pos, reg_slot and reg_steps are written for 4 position bits");
 
 // In-row position of register i of thread t in layout g (bits [g, g+4) from i).
 __device__ __forceinline__ uint32_t reg_pos(uint32_t t, uint32_t i, uint32_t g) {
@@ -258,7 +248,7 @@ WICK_KERNEL argsort_step_k64(size_t rows, size_t P, size_t k, size_t j, uint64_t
   wk::argsort_step(rows, P, k, j, keys, idx);
 }
 
-#define SORT_OPS(T, SFX)                                                                                   \
+#define SORT_OPS(T, SFX, ...)                                                                              \
   WICK_KERNEL argsort_local_##SFX(size_t rows, size_t n, size_t P, size_t L, size_t k_start, size_t k_end, \
                                   size_t asc, const T* x, wk::key_t<T>* keys, uint32_t* idx,               \
                                   uint32_t* out) {                                                         \
@@ -274,14 +264,8 @@ WICK_KERNEL argsort_step_k64(size_t rows, size_t P, size_t k, size_t j, uint64_t
     wk::argsort_reg<T>(rows, n, uint32_t(log_p), asc != 0, x, out);                          \
   }
 
-SORT_OPS(uint8_t, u8)
-SORT_OPS(uint32_t, u32)
-SORT_OPS(int32_t, i32)
-SORT_OPS(int64_t, i64)
-SORT_OPS(wk::f16s, f16)
-SORT_OPS(wk::bf16s, bf16)
-SORT_OPS(float, f32)
-SORT_OPS(double, f64)
+WK_ALL_DTYPES(SORT_OPS, )
+// argsort_reg: the dtypes with 32-bit keys.
 SORT_REG_OPS(uint8_t, u8)
 SORT_REG_OPS(uint32_t, u32)
 SORT_REG_OPS(int32_t, i32)

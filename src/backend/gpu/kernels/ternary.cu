@@ -35,6 +35,8 @@ template <class ID, class T, int U = 2>
 __device__ void where_wide(size_t n, const ID* c, const T* t, const T* f, T* out) {
   static_assert(sizeof(ID) == 1 && sizeof(T) == 2, "where_wide: u8 condition, 2-byte values");
   constexpr int L = 16;  // elements per step: one uint4 of conditions, two of each value operand
+  static_assert(L * U == int(plan::kVectorBytes / sizeof(T)) * plan::elementwise::kVectorsPerThread,
+                "where_wide: the host sizes the grid as for map_n over the values");
   const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t nthreads = size_t(gridDim.x) * blockDim.x;
   const size_t nvec = n / L;
@@ -88,20 +90,12 @@ __device__ __forceinline__ void where_any(size_t numel, size_t num_dims, const s
 }
 }  // namespace wk
 
-#define WHERE_OP(ID, IDS, T, SFX)                                                                   \
+#define WHERE_OP(T, SFX, ID, IDS)                                                                   \
   WICK_KERNEL where_##IDS##_##SFX(size_t numel, size_t num_dims, const size_t* info, const ID* ids, \
                                   const T* t, const T* f, T* out) {                                 \
     wk::where_any(numel, num_dims, info, ids, t, f, out);                                           \
   }
-#define WHERE_COND(ID, IDS)          \
-  WHERE_OP(ID, IDS, uint8_t, u8)     \
-  WHERE_OP(ID, IDS, uint32_t, u32)   \
-  WHERE_OP(ID, IDS, int32_t, i32)    \
-  WHERE_OP(ID, IDS, int64_t, i64)    \
-  WHERE_OP(ID, IDS, wk::f16s, f16)   \
-  WHERE_OP(ID, IDS, wk::bf16s, bf16) \
-  WHERE_OP(ID, IDS, float, f32)      \
-  WHERE_OP(ID, IDS, double, f64)
+#define WHERE_COND(ID, IDS) WK_ALL_DTYPES(WHERE_OP, ID, IDS)
 
 WHERE_COND(uint8_t, u8)
 WHERE_COND(uint32_t, u32)

@@ -1,8 +1,9 @@
-// UNARY family: u{op}_{dtype} for every unary op (float dtypes; integer dtypes for
-// the ops exact on integers), upowf / uelu (a scalar parameter before the
-// pointers, as in Candle; passed as double), usigmoid, ucopy (strided copy) and utranspose (tiled
-// copy of a transposed view).
+// UNARY family: u{op}_{dtype} for every op of wick/op_table.h (float dtypes;
+// integer dtypes too for the ops exact on integers), upowf / uelu (a scalar
+// parameter before the pointers, as in Candle; passed as double), ucopy (strided
+// copy) and utranspose (tiled copy of a transposed view).
 #include "functors.cuh"
+#include "wick/op_table.h"
 
 namespace wk {
 
@@ -15,9 +16,9 @@ struct Identity {
 
 // dst[b, r, c] (contiguous [B, R, C]) = src[b*sB + r*sR + c*sC] through a shared
 // tile, so that both the reads (along r, unit stride in a transposed view) and the
-// writes (along c) are coalesced. Block (kTile, kTileRows); the tile is a shape
-// choice, not a wave-size assumption: the code is correct for any wave size.
-constexpr int kTile = 32, kTileRows = 8;
+// writes (along c) are coalesced. Block (kTile, kTileRows) (launch_plan.h); the
+// code is correct for any wave size.
+constexpr int kTile = plan::transpose::kTile, kTileRows = plan::transpose::kRows;
 
 template <class T>
 __device__ void transpose_copy(size_t B, size_t R, size_t C, size_t sB, size_t sR, size_t sC, const T* src,
@@ -45,42 +46,27 @@ __device__ void transpose_copy(size_t B, size_t R, size_t C, size_t sB, size_t s
 
 }  // namespace wk
 
-#define UNARY_OP(NAME, FUNC, T, SFX)                                                                     \
+// u{name}_{dtype} for every row of WICK_UNARY_OPS, over the dtypes its row names.
+#define UNARY_OP(T, SFX, OP, NAME)                                                                       \
   WICK_KERNEL u##NAME##_##SFX(size_t numel, size_t num_dims, const size_t* info, const T* inp, T* out) { \
-    wk::map_n(numel, num_dims, info, out, wk::OnStorage<T, ::wick::fn::FUNC>{}, inp ? inp : out);        \
+    wk::map_n(numel, num_dims, info, out, wk::OnStorage<T, ::wick::fn::OP>{}, inp ? inp : out);          \
   }
+#define UNARY_DTYPES_floats WK_FLOAT_DTYPES
+#define UNARY_DTYPES_all WK_ALL_DTYPES
+#define UNARY_ROW(OP, NAME, DTYPES) UNARY_DTYPES_##DTYPES(UNARY_OP, OP, NAME)
+WICK_UNARY_OPS(UNARY_ROW)
 
-#define UNARY_FLOAT_ONLY(T, SFX)                                                                        \
-  UNARY_OP(exp, Exp, T, SFX)                                                                            \
-  UNARY_OP(log, Log, T, SFX)                                                                            \
-  UNARY_OP(sin, Sin, T, SFX)                                                                            \
-  UNARY_OP(cos, Cos, T, SFX)                                                                            \
-  UNARY_OP(recip, Recip, T, SFX)                                                                        \
-  UNARY_OP(sqrt, Sqrt, T, SFX)                                                                          \
-  UNARY_OP(gelu, Gelu, T, SFX)                                                                          \
-  UNARY_OP(gelu_erf, GeluErf, T, SFX)                                                                   \
-  UNARY_OP(erf, Erf, T, SFX)                                                                            \
-  UNARY_OP(silu, Silu, T, SFX)                                                                          \
-  UNARY_OP(tanh, Tanh, T, SFX)                                                                          \
-  UNARY_OP(sigmoid, Sigmoid, T, SFX)                                                                    \
-  WICK_KERNEL upowf_##SFX(size_t numel, size_t num_dims, const size_t* info, double e, const T* inp,    \
-                          T* out) {                                                                     \
-    wk::map_n(numel, num_dims, info, out, wk::OnStorage<T, ::wick::fn::Powf>{{e}}, inp ? inp : out);    \
-  }                                                                                                     \
-  WICK_KERNEL uelu_##SFX(size_t numel, size_t num_dims, const size_t* info, double alpha, const T* inp, \
-                         T* out) {                                                                      \
-    wk::map_n(numel, num_dims, info, out, wk::OnStorage<T, ::wick::fn::Elu>{{alpha}}, inp ? inp : out); \
+// upowf / uelu (float dtypes; the scalar parameter before the pointers, as in Candle).
+#define UNARY_PARAM_OP(T, SFX, NAME, FUNC, PARAM)                                                            \
+  WICK_KERNEL u##NAME##_##SFX(size_t numel, size_t num_dims, const size_t* info, double PARAM, const T* inp, \
+                              T* out) {                                                                      \
+    wk::map_n(numel, num_dims, info, out, wk::OnStorage<T, ::wick::fn::FUNC>{{PARAM}}, inp ? inp : out);     \
   }
+WK_FLOAT_DTYPES(UNARY_PARAM_OP, powf, Powf, e)
+WK_FLOAT_DTYPES(UNARY_PARAM_OP, elu, Elu, alpha)
 
-#define UNARY_ANY(T, SFX)                                                                            \
-  UNARY_OP(abs, Abs, T, SFX)                                                                         \
-  UNARY_OP(neg, Neg, T, SFX)                                                                         \
-  UNARY_OP(sqr, Sqr, T, SFX)                                                                         \
-  UNARY_OP(relu, Relu, T, SFX)                                                                       \
-  UNARY_OP(sign, Sign, T, SFX)                                                                       \
-  UNARY_OP(floor, Floor, T, SFX)                                                                     \
-  UNARY_OP(ceil, Ceil, T, SFX)                                                                       \
-  UNARY_OP(round, Round, T, SFX)                                                                     \
+// ucopy (strided copy) and utranspose (tiled copy of a transposed view), every dtype.
+#define COPY_OPS(T, SFX, ...)                                                                        \
   WICK_KERNEL ucopy_##SFX(size_t numel, size_t num_dims, const size_t* info, const T* inp, T* out) { \
     wk::map_n(numel, num_dims, info, out, wk::Identity{}, inp);                                      \
   }                                                                                                  \
@@ -88,16 +74,4 @@ __device__ void transpose_copy(size_t B, size_t R, size_t C, size_t sB, size_t s
       size_t B, size_t R, size_t C, size_t sB, size_t sR, size_t sC, const T* src, T* dst) {         \
     wk::transpose_copy(B, R, C, sB, sR, sC, src, dst);                                               \
   }
-
-UNARY_FLOAT_ONLY(wk::f16s, f16)
-UNARY_FLOAT_ONLY(wk::bf16s, bf16)
-UNARY_FLOAT_ONLY(float, f32)
-UNARY_FLOAT_ONLY(double, f64)
-UNARY_ANY(wk::f16s, f16)
-UNARY_ANY(wk::bf16s, bf16)
-UNARY_ANY(float, f32)
-UNARY_ANY(double, f64)
-UNARY_ANY(uint8_t, u8)
-UNARY_ANY(uint32_t, u32)
-UNARY_ANY(int32_t, i32)
-UNARY_ANY(int64_t, i64)
+WK_ALL_DTYPES(COPY_OPS, )

@@ -1,9 +1,9 @@
-// Device-side readers of ggml's quantized blocks (quant/blocks.h), shared by the
-// dequantize and mat-vec kernels of quantized.cu.
+// Device-side readers of ggml's quantized blocks (base/ggml_blocks.h), shared by
+// every kernel of the QUANTIZED family, and the element conversions they use.
 //
 // Two views of a block type T (ggml type id):
 //   deq(block, j)       element j of a block as float, with the CPU's expression
-//                       order (src/quant/quants.cpp, kquants.cpp) so results match
+//                       order (backend/cpu/quants.cpp, kquants.cpp) so results match
 //                       it bit for bit (the build does not contract into FMA);
 //   unpack16(row, e)    16 consecutive elements e..e+15 (e a multiple of 16) as
 //                       four words of four unsigned int8 quants q and one (scale,
@@ -13,31 +13,16 @@
 // words are read as two 16-bit loads.
 #pragma once
 
-#include "common.cuh"
+#include "../common.cuh"
+#include "backend/common/kquant_scales.h"
+#include "backend/gpu/quantized_plan.h"
 #include "base/ggml_blocks.h"
 
 namespace wk::q {
 
 using namespace ::wick::quant;
-
-// ggml type ids (include/wick/quant.h)
-enum : int {
-  kF32 = 0,
-  kF16 = 1,
-  kQ4_0 = 2,
-  kQ4_1 = 3,
-  kQ5_0 = 6,
-  kQ5_1 = 7,
-  kQ8_0 = 8,
-  kQ8_1 = 9,
-  kQ2_K = 10,
-  kQ3_K = 11,
-  kQ4_K = 12,
-  kQ5_K = 13,
-  kQ6_K = 14,
-  kQ8_K = 15,
-  kBF16 = 30
-};
+using namespace ::wick::quant::type_id;
+namespace qplan = ::wick::gpu::qplan;
 
 template <int T>
 struct Traits;
@@ -64,6 +49,25 @@ WICK_QTRAITS(kQ6_K, BlockQ6_K, 256)
 WICK_QTRAITS(kQ8_K, BlockQ8_K, 256)
 #undef WICK_QTRAITS
 
+// The instantiation lists of the kernel files, X(id, name): the name as in kernel
+// names (ggml_type_name).
+#define WICK_Q_FLOAT_TYPES(X) X(kF32, f32) X(kF16, f16) X(kBF16, bf16)
+// clang-format off
+#define WICK_Q_QUANTIZED_TYPES(X)                                                            \
+  X(kQ4_0, q4_0) X(kQ4_1, q4_1) X(kQ5_0, q5_0) X(kQ5_1, q5_1) X(kQ8_0, q8_0) X(kQ8_1, q8_1) \
+  X(kQ2_K, q2_K) X(kQ3_K, q3_K) X(kQ4_K, q4_K) X(kQ5_K, q5_K) X(kQ6_K, q6_K) X(kQ8_K, q8_K)
+// The types with mmvqs and mmvqw kernels (qplan::split_perm, qplan::wide_shape).
+#define WICK_Q_SPLIT_TYPES(X) X(kQ4_0, q4_0) X(kQ8_0, q8_0) X(kQ4_K, q4_K) X(kQ6_K, q6_K)
+// X(T, name, args...) for each element type of x and of dequantized output.
+#define WICK_Q_DTYPES(X, ...) \
+  X(float, f32, __VA_ARGS__) X(wk::f16s, f16, __VA_ARGS__) X(wk::bf16s, bf16, __VA_ARGS__)
+// X(args..., B) for B = 1..qplan::kMaxBatch (activation rows of one mmvq / mmvqs launch).
+#define WICK_Q_BATCHES(X, ...)                                                              \
+  X(__VA_ARGS__, 1) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3) X(__VA_ARGS__, 4) X(__VA_ARGS__, 5) \
+  X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8)
+// clang-format on
+static_assert(qplan::kMaxBatch == 8, "WICK_Q_BATCHES lists 1..kMaxBatch");
+
 __device__ __forceinline__ float h2f(uint16_t h) { return f16_to_f32(h); }
 
 // A 32-bit little-endian word at a 2-byte aligned address.
@@ -73,21 +77,39 @@ __device__ __forceinline__ uint32_t ld32(const uint8_t* p) {
 }
 __device__ __forceinline__ float ldf32(const uint8_t* p) { return u2f(ld32(p)); }
 
-// ---- K-quant scale packing (as kquants.cpp) -----------------------------------------------
-__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* q, uint8_t& d, uint8_t& m) {
-  if (j < 4) {
-    d = q[j] & 63;
-    m = q[j + 4] & 63;
+// ---- element conversions -------------------------------------------------------------------
+template <class T>
+__device__ __forceinline__ void store_f(T* p, float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    *p = v;
+  } else if constexpr (std::is_same_v<T, f16s>) {
+    p->bits = f32_to_f16(v);
   } else {
-    d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = uint8_t((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+    p->bits = f32_to_bf16(v);
   }
 }
-__device__ __forceinline__ int q3k_scale(const uint8_t* s, int j) {
-  int lo = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
-  int hi = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
-  return (lo | hi << 4) - 32;
+
+template <class T>
+__device__ __forceinline__ float load_f(const T* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    return *p;
+  } else if constexpr (std::is_same_v<T, f16s>) {
+    return f16_to_f32(p->bits);
+  } else {
+    return bf16_to_f32(p->bits);
+  }
 }
+
+// f16 bits to float in one conversion where the hardware has it (same value as h2f).
+__device__ __forceinline__ float hf(uint32_t h) {
+#if defined(WICK_HW_HALF_CVT)
+  return wick_f16_bits_to_f32((unsigned short)(h & 0xFFFFu));
+#else
+  return f16_to_f32(uint16_t(h));
+#endif
+}
+
+// ---- bit positions of the K-quants (scale_min_k4 and q3k_scale: backend/common/kquant_scales.h)
 __device__ __forceinline__ int q2_at(const uint8_t* qs, int e) {
   return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3;
 }

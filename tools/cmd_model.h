@@ -1,0 +1,42 @@
+// `wick generate` and `wick bench-model`: the model runner's subcommands
+// (tools/cmd_generate.cpp, tools/cmd_bench_model.cpp), and what they share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wick/model.h"
+
+namespace wick::cli {
+
+struct GenerateCliOptions {
+  std::string model, prompt;
+  std::string device;  // empty: the first GPU, else the CPU
+  int64_t n_predict = -1;
+  bool chat = false;
+  size_t ctx = 0;  // 0: min(the model's context, 4096)
+  SamplerParams sampler;
+  std::string dump_logits;  // .npy of the prompt's last logits
+};
+// Streams the generated text to stdout; load time, prompt and generation speed and
+// device memory to stderr.
+int cmd_generate(const GenerateCliOptions& o);
+
+struct BenchModelOptions {
+  std::string model;
+  std::string device;  // empty: the first GPU, else the CPU
+  size_t n_prompt = 512;
+  size_t n_gen = 128;
+  int reps = 5;
+  bool json = false;
+};
+// llama-bench's figures: prefill tokens/s of n_prompt tokens (pp) and decode tokens/s
+// of n_gen tokens (tg), mean and standard deviation over the repetitions.
+int cmd_bench_model(const BenchModelOptions& o);
+
+// The device a model command runs on: `name` parsed, or the first GPU, else the CPU.
+Device model_device(const std::string& name);
+// Loads a model with a progress bar on stderr.
+Model load_model(const std::string& path, Device device, size_t ctx);
+
+}  // namespace wick::cli
