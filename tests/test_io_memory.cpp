@@ -193,7 +193,7 @@ TEST_F(ReaderMemory, AnArchiveWhoseEntriesShareBytesIsRefused) {
 TEST_F(ReaderMemory, TheInflaterReservesNothingFromTheDeclaredSize) {
   // 1 MiB of deflate data declaring 1000x its size (deflate's ratio allows 1032x): the
   // first block is invalid. The output was reserved in full first (1 GB; bad_alloc
-  // where memory is short).
+  // where memory is short); now it starts at a few times the compressed size.
   std::vector<uint8_t> body(kMiB, 0);
   body[0] = 0x07;  // final block of type 3, which does not exist
   const auto zip = zip_with(body, 8, uint32_t(1000 * kMiB), 0, 1);
@@ -203,9 +203,9 @@ TEST_F(ReaderMemory, TheInflaterReservesNothingFromTheDeclaredSize) {
     FAIL() << "parsed";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Format) << e.what();
-    EXPECT_NE(std::string(e.what()).find("invalid block type 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("invalid block type"), std::string::npos) << e.what();
   }
-  EXPECT_LT(heap.bytes(), kMiB);
+  EXPECT_LT(heap.bytes(), 8 * kMiB);  // the declared size is 1000 MiB
 }
 
 }  // namespace
