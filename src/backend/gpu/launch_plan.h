@@ -66,6 +66,13 @@ namespace indexing {
 inline constexpr int kRowItemsPerThread = 4;
 }
 
+// cumsum along the last dim (kernels/reduce.cu: scan_rows): items (16-byte
+// vectors, or elements) each lane scans per chunk of a row; the host sizes the
+// threads a row takes by it.
+namespace scan {
+inline constexpr int kItemsPerLane = 4;
+}
+
 // Row ops of the NN family (kernels/nn.cu): elements each thread keeps in
 // registers, so a row of up to kMaxBlock * kRowCache columns is read once.
 namespace nn {

@@ -1,5 +1,6 @@
 // Entry points of the REDUCE family: sum / min / max / argmin / argmax over any
-// set of dims, and cumsum (kernels/reduce.cu).
+// set of dims, and cumsum (kernels/reduce.cu; along the last dim a wave or a block
+// scans each row in coalesced chunks, shorter rows sharing a wave).
 //
 // The input's kept dims and reduced dims are collapsed separately; each output
 // reduces its reduced positions with `tpr` cooperating threads:
@@ -103,11 +104,21 @@ StoragePtr GpuStorage::cumsum(const Layout& l, size_t dim) const {
   for (size_t k = 0; k < dim; ++k) outer *= d[k];
   for (size_t k = dim + 1; k < d.size(); ++k) inner *= d[k];
   void* o = out->raw();
-  void* args[] = {&outer, &len, &inner, &x, &o};
-  const unsigned block = 256;
-  const size_t blocks = inner > 1 ? (outer * inner + block - 1) / block : outer;
+  // Along the last dim: the lanes a row's chunk needs (16-byte vectors of
+  // kItemsPerLane a lane), rounded up to a power of two, when a wave holds them;
+  // longer rows get a wave each when rows are many (as long_row_tpr), else a block.
+  size_t tpr = 1;
+  if (inner == 1) {
+    const unsigned wave = wave_size(dev_);
+    const size_t per_lane = size_t(plan::scan::kItemsPerLane) * (plan::kVectorBytes / dtype_size(dtype_));
+    const size_t lanes = (len + per_lane - 1) / per_lane;
+    tpr = lanes <= wave ? pow2_ceil(lanes) : long_row_tpr(dev_, wave, outer);
+  }
+  void* args[] = {&outer, &len, &inner, &x, &o, &tpr};
+  const size_t blocks = inner > 1 ? (outer * inner + kReduceBlock - 1) / kReduceBlock
+                                  : (outer + kReduceBlock / tpr - 1) / (kReduceBlock / tpr);
   dev_.launch(kname("cumsum", dtype_), Module::Reduce,
-              dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(block), args);
+              dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(kReduceBlock), args);
   return out;
 }
 
