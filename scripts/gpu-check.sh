@@ -57,11 +57,21 @@ want() {
   return 1
 }
 
+# cuDNN: libwick-cuda.so dlopens libcudnn.so.9 for the convolutions (im2col + GEMM
+# when it does not load). On the GPU machine the wheel PyTorch runs on
+# (nvidia-cudnn-cu*) holds it: CMake (its header) and the loader look there.
+cudnn_dir=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null || true)
+if [ -n "$cudnn_dir" ] && [ -d "$cudnn_dir/lib" ]; then
+  export LD_LIBRARY_PATH="$cudnn_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export CUDNN_ROOT=${CUDNN_ROOT:-$cudnn_dir}
+fi
+
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
   nvcc --version | tail -2
   git rev-parse HEAD 2>/dev/null || true
   git status --short 2>/dev/null | head -20 || true
+  echo "cuDNN folder: ${cudnn_dir:-none found}"
 } >"$S" 2>&1
 
 # ---- binaries ------------------------------------------------------------------------
