@@ -26,7 +26,7 @@
 #   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
 #                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
-#     executables (test_*, wick_bench, wick) built for sm_90 elsewhere (strip them to
+#     executables (test_*, wick_bench, wick or bin/wick) built for sm_90 elsewhere (strip them to
 #     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
 #     load here, else the script builds.
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
@@ -80,6 +80,7 @@ if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_backend" --gtest_list_tests 
   ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
   B="$P"
   export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  W="$P/wick"
   log "using prebuilt binaries in $P"
 else
   log "configure + build"
@@ -90,6 +91,8 @@ else
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
 fi
+# The CLI: bin/wick in a build tree (the target `wick` is the library).
+[ -x "${W:-}" ] || W="$B/bin/wick"
 
 rc=0
 gtest() {  # name timeout [gtest args...]: runs one test binary, digest to the summary
@@ -126,9 +129,9 @@ if want test ops quant; then
     grep -E "^\[ +(OK|FAILED) +\]|PASSED|FAILED" "$OUT/test_parity.log" | tee -a "$S"
     grep -E " on gpu:0: " "$OUT/test_parity.log" | head -40 >>"$S"
   fi
-  if want test && [ -x "$B/wick" ]; then
+  if want test && [ -x "$W" ]; then
     log "wick devices; wick check --device gpu:0"
-    { timeout 20 "$B/wick" devices; timeout 150 "$B/wick" check --device gpu:0; } >"$OUT/wick-check.log" 2>&1 ||
+    { timeout 20 "$W" devices; timeout 150 "$W" check --device gpu:0; } >"$OUT/wick-check.log" 2>&1 ||
       rc=1
     grep -v "^  " "$OUT/wick-check.log" | tail -25 | tee -a "$S"
   fi
@@ -167,9 +170,9 @@ if want bench ops quant; then
     fi
     rm -f "$qc"
   fi
-  if want bench && [ -x "$B/wick" ]; then
+  if want bench && [ -x "$W" ]; then
     log "wick bench --device gpu:0"
-    timeout 120 "$B/wick" bench --device gpu:0 --min-time 0.05 >"$OUT/wick-bench-cli.log" 2>&1 || rc=1
+    timeout 120 "$W" bench --device gpu:0 --min-time 0.05 >"$OUT/wick-bench-cli.log" 2>&1 || rc=1
     tail -15 "$OUT/wick-bench-cli.log" | tee -a "$S"
   fi
 fi
@@ -183,19 +186,19 @@ if want model; then
   gtest test_model_attention 120
   gtest test_model_smollm 300
   log "tiny models' logits on gpu:0 against the float64 NumPy reference"
-  PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/check_logits.py --wick "$B/wick" --device gpu:0 \
+  PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/check_logits.py --wick "$W" --device gpu:0 \
     >"$OUT/check_logits_gpu.log" 2>&1 || rc=1
   tail -1 "$OUT/check_logits_gpu.log" | tee -a "$S"
   if [ -f "$smol" ]; then
     log "SmolLM2 on gpu:0 against Hugging Face transformers"
-    PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/hf_compare.py "$smol" --wick "$B/wick" --device gpu:0 \
+    PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/hf_compare.py "$smol" --wick "$W" --device gpu:0 \
       --prompt "The capital of France is" >"$OUT/hf_compare.log" 2>&1 || rc=1
     tail -6 "$OUT/hf_compare.log" | tee -a "$S"
     log "wick generate / bench-model on gpu:0"
-    timeout 120 "$B/wick" generate "$smol" -p "The capital of France is" -n 32 --temp 0 -d gpu:0 \
+    timeout 120 "$W" generate "$smol" -p "The capital of France is" -n 32 --temp 0 -d gpu:0 \
       >"$OUT/generate_gpu.log" 2>&1 || rc=1
     tail -8 "$OUT/generate_gpu.log" | tee -a "$S"
-    timeout 300 "$B/wick" bench-model "$smol" -p 512 -n 128 -d gpu:0 >"$OUT/bench_model_smollm.log" 2>&1 || rc=1
+    timeout 300 "$W" bench-model "$smol" -p 512 -n 128 -d gpu:0 >"$OUT/bench_model_smollm.log" 2>&1 || rc=1
     tail -6 "$OUT/bench_model_smollm.log" | tee -a "$S"
   else
     log "no $smol: SmolLM2 checks not run"

@@ -24,7 +24,7 @@ cmake -S . -B "$build" "${args[@]}"
 cmake --build "$build" -j "$jobs" --target wick_cli
 
 status=0
-"$build/wick" devices
-"$build/wick" check || status=$?
-"$build/wick" bench || status=$?
+"$build/bin/wick" devices
+"$build/bin/wick" check || status=$?
+"$build/bin/wick" bench || status=$?
 exit $status
