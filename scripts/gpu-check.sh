@@ -121,7 +121,7 @@ if want test ops quant; then
     gtest test_gpu_backend 150
     gtest test_gpu_elementwise 150
   fi
-  want test ops && gtest test_gpu_ops 60
+  want test ops && gtest test_gpu_ops 120
   want test quant && gtest test_gpu_quant 120
   if want test ops; then
     log "parity on gpu:0 (every family, bench-sized cases included)"
@@ -218,7 +218,7 @@ if want test ops quant; then
     memcheck test_parity 200 --small-cases \
       --gtest_filter='*where_gpu_0*:*cast_gpu_0*:*reduce_gpu_0*:*nn_gpu_0*:*indexing_gpu_0*:*sort_gpu_0*'
   fi
-  want test ops && memcheck test_gpu_ops 90
+  want test ops && memcheck test_gpu_ops 180
   want test quant && memcheck test_gpu_quant 150 --gtest_filter='*q4_0*:*q4_K*:*q6_K*:*q8_0*:*Row*:*Dtype*:*Hand*'
 fi
 
