@@ -390,6 +390,16 @@ extern "C" __attribute__((visibility("default"))) long wick_gpu_module_load_coun
   return long(d->modules().load_count(Module(module)));
 }
 
+// Observability for tests (looked up with dlsym): how many convolutions the
+// vendor DNN library ran on local device `ordinal`; -1 when that device was never
+// opened, -2 in a build without a DNN library, -4 when the library did not load.
+extern "C" __attribute__((visibility("default"))) long wick_gpu_dnn_convolutions(int ordinal) {
+  using namespace wick::gpu;
+  GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
+  if (!d) return -1;
+  return dnn_convolutions(*d);
+}
+
 // A test hook (looked up with dlsym) for the launch-failure path: launches kernel
 // `kernel` of the AFFINE module, with affine's parameters and no elements, on local
 // device `ordinal` (opened already) with the given grid and block. Returns -1 when

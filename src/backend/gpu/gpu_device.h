@@ -162,6 +162,11 @@ class GpuDevice final : public BackendDevice {
   // workspace (created on first use); null in a build without vendor BLAS.
   void* blas_handle();
   static constexpr size_t kBlasWorkspaceBytes = size_t(32) << 20;
+  // The vendor DNN library on this device (conv.cpp: its handle on this device's
+  // stream and the convolution plans by shape), created on first use; only a build
+  // with a DNN library (WICK_GPU_DNN) creates one.
+  struct DnnState;
+  DnnState& dnn_state();
 
   // The QUANTIZED module's entry points (quantized.cpp).
   StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
@@ -175,6 +180,7 @@ class GpuDevice final : public BackendDevice {
   void* index_error_dev_ = nullptr;   // the same record, device view
   void* blas_handle_ = nullptr;       // gpublasHandle_t
   void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes, kept
+  std::shared_ptr<DnnState> dnn_;
 
   void raise_shared_limit(gpuFunction_t f, const std::string& name);
   std::mutex raised_mu_;
@@ -219,5 +225,9 @@ class DeviceBuffer {
 
 // Queues an upload of `v` to a fresh device buffer (stream-ordered).
 DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v);
+
+// How many convolutions the vendor DNN library ran on `dev` (conv.cpp); -2 in a
+// build without one, -4 when it did not load.
+long dnn_convolutions(GpuDevice& dev);
 
 }  // namespace wick::gpu
