@@ -1,20 +1,18 @@
-// CPU matmul: batched row-major GEMM over OpenBLAS. f32 calls sgemm, f64 dgemm;
-// f16/bf16 are converted to f32, multiplied by sgemm and rounded back once.
+// CPU matmul: batched row-major GEMM (gemm.h). f32 and bf16 multiply in their own
+// type through oneDNN (bf16 accumulates in f32), f64 through OpenBLAS; f16, and bf16
+// on a CPU where oneDNN has no bf16 kernel, are converted to f32 when packed and
+// rounded back once. A matrix times a vector (m == 1 or n == 1) in f32/f16/bf16 reads
+// the matrix in place, in its own type, through gemv.
 //
-// Operands: the last two dims of each operand are handed to BLAS in place when a
+// Operands: the last two dims of each operand are handed to the GEMM in place when a
 // transpose flag and a leading dim can describe them (as Candle's matmul does,
 // generalized to any leading dim >= the row length); any other stride pattern
 // (a stride-0 row, overlapping rows, two non-unit strides) is packed into a
 // contiguous buffer first. Batch offsets come from the batch dims' own strides,
 // so uniform, non-uniform and stride-0 (broadcast) batches all work; a packed
-// broadcast operand is packed once and reused. One GEMM per batch, in order;
-// OpenBLAS threads each GEMM.
-#include <cblas.h>
-#include <fmt/format.h>
-
+// broadcast operand is packed once and reused. One GEMM per batch, in order; the
+// GEMM threads itself.
 #include <algorithm>
-#include <atomic>
-#include <climits>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -26,53 +24,6 @@
 #include "base/dispatch.h"
 
 namespace wick {
-namespace cpu {
-namespace {
-
-blasint blas_int(size_t v) {
-  if (v > size_t(INT_MAX)) {
-    throw_error(ErrorKind::InvalidArgument, "matmul",
-                fmt::format("GEMM dimension {} exceeds the BLAS int range", v));
-  }
-  return blasint(v);
-}
-
-// sgemm / dgemm by element type; k == 0 gives C = beta * C (BLAS would reject lda = 0).
-template <class C>
-void gemm_impl(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const C* a, size_t lda, const C* b,
-               size_t ldb, C* c, size_t ldc, C beta) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (size_t i = 0; i < m; ++i)
-      for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == C(0) ? C(0) : beta * c[i * ldc + j];
-    return;
-  }
-  // OpenBLAS keeps its own thread count: follow options().cpu_threads.
-  static std::atomic<int> blas_threads{0};
-  if (const int want = max_threads(); blas_threads.exchange(want) != want) openblas_set_num_threads(want);
-  auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<C, float>) {
-    cblas_sgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), 1.0f, a, blas_int(lda), b,
-                blas_int(ldb), beta, c, blas_int(ldc));
-  } else {
-    cblas_dgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), 1.0, a, blas_int(lda), b,
-                blas_int(ldb), beta, c, blas_int(ldc));
-  }
-}
-
-}  // namespace
-
-void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a, size_t lda,
-          const float* b, size_t ldb, float* c, size_t ldc, float beta) {
-  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, beta);
-}
-
-void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double* a, size_t lda,
-          const double* b, size_t ldb, double* c, size_t ldc, double beta) {
-  gemm_impl(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, beta);
-}
-
-}  // namespace cpu
 
 namespace {
 
@@ -130,28 +81,80 @@ class GemmOperand {
 
 }  // namespace
 
+namespace {
+
+// One matrix-times-vector per batch: the vector (a row of lhs when m == 1, a column
+// of rhs when n == 1) widened to f32, the matrix read as it lies.
+template <class T>
+void matvec_batches(const T* lhs, const Layout& lhs_l, const T* rhs, const Layout& rhs_l, const MatmulDims& d,
+                    T* out) {
+  GemmOperand<T, T> a(lhs, lhs_l, d.m, d.k), b(rhs, rhs_l, d.k, d.n);
+  const size_t len = d.m == 1 ? d.n : d.m;
+  std::vector<float> x(d.k), y(len);
+  for (size_t i = 0; i < d.b; ++i) {
+    auto am = a.get(i);
+    auto bm = b.get(i);
+    // The vector's element stride, and the matrix as the gemv reads it.
+    const T* v;
+    size_t v_stride;
+    cpu::GemvMatrix<T> mat;
+    if (d.m == 1) {  // (1 x k) * (k x n): B stored n x k is the dot form
+      v = am.ptr, v_stride = am.trans ? am.ld : 1;
+      mat = {bm.ptr, bm.ld, !bm.trans};
+    } else {  // (m x k) * (k x 1): A stored m x k is the dot form
+      v = bm.ptr, v_stride = bm.trans ? 1 : bm.ld;
+      mat = {am.ptr, am.ld, am.trans};
+    }
+    for (size_t p = 0; p < d.k; ++p) x[p] = float(v[p * v_stride]);
+    cpu::gemv(mat, len, d.k, x.data(), y.data());
+    T* dst = out + i * len;
+    for (size_t j = 0; j < len; ++j) dst[j] = T(y[j]);
+  }
+}
+
+// One GEMM per batch in compute type C (T itself, or f32 for halves without a GEMM of
+// their own), rounded back to T once.
+template <class T, class C>
+void gemm_batches(const T* lhs, const Layout& lhs_l, const T* rhs, const Layout& rhs_l, const MatmulDims& d,
+                  T* out) {
+  const size_t mn = d.m * d.n;
+  GemmOperand<T, C> a(lhs, lhs_l, d.m, d.k), b(rhs, rhs_l, d.k, d.n);
+  std::vector<C> c_buf(std::is_same_v<T, C> ? 0 : mn);
+  for (size_t i = 0; i < d.b; ++i) {
+    auto am = a.get(i);
+    auto bm = b.get(i);
+    T* dst = out + i * mn;
+    if constexpr (std::is_same_v<T, C>) {
+      cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld, dst, d.n);
+    } else {
+      cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld, c_buf.data(), d.n);
+      cpu::parallel_for(mn, size_t(1) << 15, [&](size_t s, size_t e) {
+        for (size_t j = s; j < e; ++j) dst[j] = T(c_buf[j]);
+      });
+    }
+  }
+}
+
+}  // namespace
+
 StoragePtr CpuStorage::matmul(const BackendStorage& rhs_storage, const MatmulDims& d, const Layout& lhs_l,
                               const Layout& rhs_l) const {
   const auto& rhs = CpuStorage::of(rhs_storage);
-  size_t mn = d.m * d.n;
-  auto out = cpu_alloc(d.b * mn, dtype_);
-  if (d.b * mn == 0) return out;
+  auto out = cpu_alloc(d.b * d.m * d.n, dtype_);
+  if (d.b * d.m * d.n == 0) return out;
   dispatch_dtype<kMatmulDTypes>(dtype_, "matmul", [&]<class T>() {
-    using C = compute_t<T>;
-    GemmOperand<T, C> a(data<T>(), lhs_l, d.m, d.k), b(rhs.data<T>(), rhs_l, d.k, d.n);
-    std::vector<C> c_buf(std::is_same_v<T, C> ? 0 : mn);
-    for (size_t i = 0; i < d.b; ++i) {
-      auto am = a.get(i);
-      auto bm = b.get(i);
-      T* dst = out->data<T>() + i * mn;
-      if constexpr (std::is_same_v<T, C>) {
-        cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld, dst, d.n);
-      } else {
-        cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld, c_buf.data(), d.n);
-        cpu::parallel_for(mn, size_t(1) << 15, [&](size_t s, size_t e) {
-          for (size_t j = s; j < e; ++j) dst[j] = T(c_buf[j]);
-        });
-      }
+    const T *a = data<T>(), *b = rhs.data<T>();
+    T* o = out->data<T>();
+    if constexpr (std::is_same_v<T, double>) {
+      gemm_batches<T, T>(a, lhs_l, b, rhs_l, d, o);
+    } else if (d.m == 1 || d.n == 1) {
+      matvec_batches<T>(a, lhs_l, b, rhs_l, d, o);
+    } else if constexpr (std::is_same_v<T, f16>) {
+      gemm_batches<T, float>(a, lhs_l, b, rhs_l, d, o);
+    } else if (std::is_same_v<T, bf16> && !cpu::gemm_native(DType::BF16)) {
+      gemm_batches<T, float>(a, lhs_l, b, rhs_l, d, o);
+    } else {
+      gemm_batches<T, T>(a, lhs_l, b, rhs_l, d, o);
     }
   });
   return out;

@@ -62,7 +62,7 @@ StoragePtr CpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_o
     // The reference path: the weight dequantized to f32, x unquantized, one sgemm.
     const StoragePtr wd = dequantize(t, w, byte_offset, n * k, DType::F32);
     auto out = cpu_alloc(m * n, DType::F32);
-    cpu::gemm(false, true, m, n, k, xs, k, CpuStorage::of(*wd).data<float>(), k, out->data<float>(), n, 0.0f);
+    cpu::gemm(false, true, m, n, k, xs, k, CpuStorage::of(*wd).data<float>(), k, out->data<float>(), n);
     if (x.dtype() == DType::F32) return out;
     return out->to_dtype(Layout(Shape{m * n}), x.dtype());
   }
