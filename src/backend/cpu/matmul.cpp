@@ -28,12 +28,13 @@ namespace wick {
 namespace {
 
 // One GEMM operand: the batch matrices of a layout (batch dims..., rows, cols) as
-// pointers BLAS can read, in compute type C. Packs (and converts) when needed.
+// pointers the GEMM can read, in compute type C. Packs when needed; converts (T to f32)
+// through the backend's cast.
 template <class T, class C>
 class GemmOperand {
  public:
-  GemmOperand(const T* data, const Layout& l, size_t rows, size_t cols)
-      : data_(data), rows_(rows), cols_(cols) {
+  GemmOperand(const CpuStorage& s, const Layout& l, size_t rows, size_t cols)
+      : s_(s), data_(s.data<T>()), rows_(rows), cols_(cols) {
     size_t r = l.rank();
     s_row_ = l.strides()[r - 2];
     s_col_ = l.strides()[r - 1];
@@ -54,28 +55,38 @@ class GemmOperand {
     if constexpr (std::is_same_v<T, C>) {
       if (view_.ok) return {data_ + off, view_.trans, view_.ld};
     }
-    if (off != packed_offset_ || buf_.empty()) pack(off);
-    return {buf_.data(), false, std::max<size_t>(cols_, 1)};
+    if (off != packed_offset_ || !packed_) pack(off);
+    return {packed_, false, std::max<size_t>(cols_, 1)};
   }
 
  private:
   void pack(size_t off) {
+    packed_offset_ = off;
+    if constexpr (!std::is_same_v<T, C>) {
+      static_assert(std::is_same_v<C, float>);
+      conv_ = s_.to_dtype(Layout({rows_, cols_}, {s_row_, s_col_}, off), DType::F32);
+      packed_ = CpuStorage::of(*conv_).data<float>();
+      return;
+    }
     buf_.resize(std::max<size_t>(rows_ * cols_, 1));
     cpu::parallel_for(rows_, (size_t(1) << 14) / std::max<size_t>(cols_, 1) + 1, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         const T* src = data_ + off + i * s_row_;
         C* dst = buf_.data() + i * cols_;
-        for (size_t j = 0; j < cols_; ++j) dst[j] = static_cast<C>(src[j * s_col_]);
+        for (size_t j = 0; j < cols_; ++j) dst[j] = src[j * s_col_];
       }
     });
-    packed_offset_ = off;
+    packed_ = buf_.data();
   }
 
+  const CpuStorage& s_;
   const T* data_;
   size_t rows_, cols_, s_row_ = 0, s_col_ = 0;
   Layout batch_l_;
   BlasView view_;
-  std::vector<C> buf_;
+  std::vector<C> buf_;  // a packed matrix in T
+  StoragePtr conv_;     // a converted matrix in f32
+  const C* packed_ = nullptr;
   size_t packed_offset_ = 0;
 };
 
@@ -86,10 +97,11 @@ namespace {
 // One matrix-times-vector per batch: the vector (a row of lhs when m == 1, a column
 // of rhs when n == 1) widened to f32, the matrix read as it lies.
 template <class T>
-void matvec_batches(const T* lhs, const Layout& lhs_l, const T* rhs, const Layout& rhs_l, const MatmulDims& d,
-                    T* out) {
+StoragePtr matvec_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuStorage& rhs,
+                          const Layout& rhs_l, const MatmulDims& d) {
   GemmOperand<T, T> a(lhs, lhs_l, d.m, d.k), b(rhs, rhs_l, d.k, d.n);
   const size_t len = d.m == 1 ? d.n : d.m;
+  auto out = cpu_alloc(d.b * len, lhs.dtype());
   std::vector<float> x(d.k), y(len);
   for (size_t i = 0; i < d.b; ++i) {
     auto am = a.get(i);
@@ -107,31 +119,30 @@ void matvec_batches(const T* lhs, const Layout& lhs_l, const T* rhs, const Layou
     }
     for (size_t p = 0; p < d.k; ++p) x[p] = float(v[p * v_stride]);
     cpu::gemv(mat, len, d.k, x.data(), y.data());
-    T* dst = out + i * len;
+    T* dst = out->template data<T>() + i * len;
     for (size_t j = 0; j < len; ++j) dst[j] = T(y[j]);
   }
+  return out;
 }
 
-// One GEMM per batch in compute type C (T itself, or f32 for halves without a GEMM of
-// their own), rounded back to T once.
+// One GEMM per batch in compute type C: T itself, or f32 for halves without a GEMM of
+// their own (operands converted, the output rounded back to T once).
 template <class T, class C>
-void gemm_batches(const T* lhs, const Layout& lhs_l, const T* rhs, const Layout& rhs_l, const MatmulDims& d,
-                  T* out) {
+StoragePtr gemm_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuStorage& rhs,
+                        const Layout& rhs_l, const MatmulDims& d) {
   const size_t mn = d.m * d.n;
   GemmOperand<T, C> a(lhs, lhs_l, d.m, d.k), b(rhs, rhs_l, d.k, d.n);
-  std::vector<C> c_buf(std::is_same_v<T, C> ? 0 : mn);
+  auto out = cpu_alloc(d.b * mn, std::is_same_v<T, C> ? lhs.dtype() : DType::F32);
   for (size_t i = 0; i < d.b; ++i) {
     auto am = a.get(i);
     auto bm = b.get(i);
-    T* dst = out + i * mn;
-    if constexpr (std::is_same_v<T, C>) {
-      cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld, dst, d.n);
-    } else {
-      cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld, c_buf.data(), d.n);
-      cpu::parallel_for(mn, size_t(1) << 15, [&](size_t s, size_t e) {
-        for (size_t j = s; j < e; ++j) dst[j] = T(c_buf[j]);
-      });
-    }
+    cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld,
+              out->template data<C>() + i * mn, d.n);
+  }
+  if constexpr (std::is_same_v<T, C>) {
+    return out;
+  } else {
+    return out->to_dtype(Layout(Shape{d.b * mn}), lhs.dtype());
   }
 }
 
@@ -140,24 +151,21 @@ void gemm_batches(const T* lhs, const Layout& lhs_l, const T* rhs, const Layout&
 StoragePtr CpuStorage::matmul(const BackendStorage& rhs_storage, const MatmulDims& d, const Layout& lhs_l,
                               const Layout& rhs_l) const {
   const auto& rhs = CpuStorage::of(rhs_storage);
-  auto out = cpu_alloc(d.b * d.m * d.n, dtype_);
-  if (d.b * d.m * d.n == 0) return out;
-  dispatch_dtype<kMatmulDTypes>(dtype_, "matmul", [&]<class T>() {
-    const T *a = data<T>(), *b = rhs.data<T>();
-    T* o = out->data<T>();
+  if (d.b * d.m * d.n == 0) return cpu_alloc(0, dtype_);
+  return dispatch_dtype<kMatmulDTypes>(dtype_, "matmul", [&]<class T>() -> StoragePtr {
     if constexpr (std::is_same_v<T, double>) {
-      gemm_batches<T, T>(a, lhs_l, b, rhs_l, d, o);
-    } else if (d.m == 1 || d.n == 1) {
-      matvec_batches<T>(a, lhs_l, b, rhs_l, d, o);
-    } else if constexpr (std::is_same_v<T, f16>) {
-      gemm_batches<T, float>(a, lhs_l, b, rhs_l, d, o);
-    } else if (std::is_same_v<T, bf16> && !cpu::gemm_native(DType::BF16)) {
-      gemm_batches<T, float>(a, lhs_l, b, rhs_l, d, o);
+      return gemm_batches<T, T>(*this, lhs_l, rhs, rhs_l, d);
     } else {
-      gemm_batches<T, T>(a, lhs_l, b, rhs_l, d, o);
+      if (d.m == 1 || d.n == 1) return matvec_batches<T>(*this, lhs_l, rhs, rhs_l, d);
+      if constexpr (std::is_same_v<T, f16>) {
+        return gemm_batches<T, float>(*this, lhs_l, rhs, rhs_l, d);
+      } else {
+        if (std::is_same_v<T, bf16> && !cpu::gemm_native(DType::BF16))
+          return gemm_batches<T, float>(*this, lhs_l, rhs, rhs_l, d);
+        return gemm_batches<T, T>(*this, lhs_l, rhs, rhs_l, d);
+      }
     }
   });
-  return out;
 }
 
 }  // namespace wick
