@@ -2,11 +2,14 @@
 // clock): dense mat-vec and GEMM in f32/f16/bf16, a conv2d layer, and the quantized
 // mat-vec of an 8B model's FFN shape. Mat-vecs report the matrix's bytes per second;
 // GEMM and conv2d report FLOP/s (2 per multiply-add). bench/cpu_compare.py times
-// PyTorch on the same cases.
+// PyTorch on the same cases. The mat-vecs cycle through copies of the matrix that
+// together span at least 256 MB, so every call reads it from DRAM, not from a server
+// CPU's L3 (tens of MB, larger than a quantized [14336 x 4096]).
 #include <benchmark/benchmark.h>
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "wick/quant.h"
 #include "wick/tensor.h"
@@ -16,6 +19,11 @@ namespace {
 
 // The FFN projection of an 8B llama: [14336 x 4096].
 constexpr size_t kFfn = 14336, kModel = 4096;
+// Bytes the copies of a mat-vec's matrix span.
+constexpr double kSpanBytes = 256e6;
+
+// How many copies of `bytes` span kSpanBytes.
+size_t copies_for(double bytes) { return size_t(kSpanBytes / bytes) + 1; }
 
 Tensor randn(const Shape& s, DType dt, uint64_t seed) {
   Tensor::manual_seed(seed);
@@ -45,8 +53,12 @@ void run(benchmark::State& state, double bytes, double flops, const std::functio
 // w [14336, 4096] times x [4096, 1] (bits: 32 f32, 16 f16, 0 bf16).
 void BM_cpu_matvec(benchmark::State& state) {
   const DType dt = dtype_arg(state.range(0));
-  Tensor w = randn({kFfn, kModel}, dt, 1), x = randn({kModel, 1}, dt, 2);
-  run(state, double(w.elem_count() * dtype_size(dt)), 0, [&] { return w.matmul(x); });
+  const double bytes = double(kFfn * kModel * dtype_size(dt));
+  std::vector<Tensor> ws{randn({kFfn, kModel}, dt, 1)};
+  while (ws.size() < copies_for(bytes)) ws.push_back(ws[0].copy());
+  Tensor x = randn({kModel, 1}, dt, 2);
+  size_t i = 0;
+  run(state, bytes, 0, [&] { return ws[i++ % ws.size()].matmul(x); });
 }
 
 // [2048, 2048] x [2048, 2048].
@@ -69,10 +81,14 @@ template <size_t kBatch>
 void BM_cpu_qmatvec(benchmark::State& state) {
   const auto t = GgmlType(state.range(0));
   const size_t batch = kBatch;
-  QTensor w = QTensor::quantize(randn({kFfn, kModel}, DType::F32, 1), t);
+  std::vector<QTensor> ws{QTensor::quantize(randn({kFfn, kModel}, DType::F32, 1), t)};
+  const std::vector<uint8_t> bytes = ws[0].to_host_bytes();
+  while (ws.size() < copies_for(double(bytes.size())))
+    ws.push_back(QTensor::from_bytes(t, ws[0].shape(), bytes.data(), bytes.size()));
   Tensor x = randn({batch, kModel}, DType::F32, 2);
   state.SetLabel(std::string(ggml_type_name(t)));
-  run(state, double(w.nbytes()), 0, [&] { return qmatmul(x, w); });
+  size_t i = 0;
+  run(state, double(bytes.size()), 0, [&] { return qmatmul(x, ws[i++ % ws.size()]); });
 }
 
 // Names have two parts ("BM_x/arg:v") as bench/compare_common.py keys them.

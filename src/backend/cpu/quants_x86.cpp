@@ -8,9 +8,9 @@
 // kernel's float epilogue per 256-element super-block, in its order and with single
 // scalar instructions (never contracted into an FMA), so they equal the scalar kernel
 // bit for bit. Q4_0 and Q8_0 scale each 32-element block's partial sums in vector
-// lanes and add them up once per row, as ggml does (a per-block horizontal sum would
-// cost as much as reading the weights): their results differ from the scalar kernel
-// by float reassociation only.
+// lanes and add them up once per row, as ggml does, rather than reducing every block
+// to a scalar: their results differ from the scalar kernel by float reassociation
+// only.
 //
 // One weight row is dotted with R activation rows at once (the weight block unpacked
 // once per R); each row's arithmetic is the same for every R, so a row's result does
