@@ -195,6 +195,9 @@ namespace {
 
 using dnnl::memory;
 
+// Multiply-adds per thread, at least, as for the GEMM (gemm.cpp).
+constexpr double kMacsPerThread = double(1 << 20);
+
 // The convolution primitive of geometry g in type t (null where oneDNN has none, or
 // only its reference loops), with source, weights and destination in the layouts it
 // picks.
@@ -214,6 +217,7 @@ std::shared_ptr<const cpu::onednn::Primitive> conv_primitive(const ConvGeom& g, 
   // left padding's mirror unused when the stride does not divide).
   const memory::dims pad_r{D((g.out_h - 1) * g.stride_h + (g.k_h - 1) * g.dil_h + 1) - D(g.h) - D(g.pad_h),
                            D((g.out_w - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1) - D(g.w) - D(g.pad_w)};
+  const double macs = double(g.b * g.c_out * g.out_h * g.out_w) * double(g.c_in / g.groups * g.k_h * g.k_w);
   cpu::onednn::Key key("conv");
   key.add(src).add(wei).add(dst);
   for (D v : {strides[0], strides[1], dil[0], dil[1], pad[0], pad[1], pad_r[0], pad_r[1]}) key.add(v);
@@ -225,7 +229,7 @@ std::shared_ptr<const cpu::onednn::Primitive> conv_primitive(const ConvGeom& g, 
                                           pad, pad_r);
         return dnnl::convolution_forward::primitive_desc(d, attr, cpu::onednn::engine());
       },
-      "conv2d");
+      cpu::onednn::threads_for(macs, kMacsPerThread), "conv2d");
   return p && !p->reference ? p : nullptr;
 }
 

@@ -19,6 +19,10 @@ namespace {
 
 using dnnl::memory;
 
+// Multiply-adds per thread, at least (2^20: tens of microseconds of work), so a small
+// product is not split into pieces smaller than a barrier.
+constexpr double kMacsPerThread = double(1 << 20);
+
 // (rows, cols) row-major at ld, or the storage of its transpose.
 memory::desc mat_desc(memory::data_type t, size_t rows, size_t cols, bool trans, size_t ld) {
   const auto r = memory::dim(rows), c = memory::dim(cols), l = memory::dim(ld);
@@ -28,17 +32,17 @@ memory::desc mat_desc(memory::data_type t, size_t rows, size_t cols, bool trans,
 std::shared_ptr<const onednn::Primitive> matmul_primitive(DType dt, bool trans_a, bool trans_b, size_t m,
                                                           size_t n, size_t k, size_t lda, size_t ldb,
                                                           size_t ldc) {
-  const auto t = onednn::data_type(dt);
-  const memory::desc a = mat_desc(t, m, k, trans_a, lda), b = mat_desc(t, k, n, trans_b, ldb),
-                     c = mat_desc(t, m, n, false, ldc);
   onednn::Key key("matmul");
-  key.add(a).add(b).add(c);
+  for (size_t v : {size_t(dt), m, n, k, size_t(trans_a), lda, size_t(trans_b), ldb, ldc}) key.add(int64_t(v));
   return onednn::primitive(
       key.str(),
       [&](const dnnl::primitive_attr& attr) {
+        const auto t = onednn::data_type(dt);
+        const memory::desc a = mat_desc(t, m, k, trans_a, lda), b = mat_desc(t, k, n, trans_b, ldb),
+                           c = mat_desc(t, m, n, false, ldc);
         return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, onednn::engine());
       },
-      "matmul");
+      onednn::threads_for(double(m) * double(n) * double(k), kMacsPerThread), "matmul");
 }
 
 template <class T>

@@ -17,11 +17,11 @@ namespace wick::cpu::onednn {
 namespace {
 
 // oneDNN's OpenMP runtime threads each primitive over omp_get_max_threads(): set it
-// to wick's count for the scope of a call, then restore the caller's.
+// for the scope of a call, then restore the caller's.
 class ThreadScope {
  public:
-  ThreadScope() : saved_(omp_get_max_threads()) {
-    if (const int want = max_threads(); want != saved_) omp_set_num_threads(want);
+  explicit ThreadScope(int want) : saved_(omp_get_max_threads()) {
+    if (want != saved_) omp_set_num_threads(want);
   }
   ~ThreadScope() {
     if (omp_get_max_threads() != saved_) omp_set_num_threads(saved_);
@@ -41,6 +41,9 @@ class ThreadScope {
 // Least recently used primitives are dropped past this many: the shapes of a model's
 // layers fit, and a kernel JIT-compiled again costs well under a millisecond.
 constexpr size_t kCacheEntries = 256;
+
+// Bytes a reorder writes per thread, at least (a copy of 256 KiB takes some microseconds).
+constexpr double kReorderBytesPerThread = 256.0 * 1024;
 
 class Cache {
  public:
@@ -107,14 +110,22 @@ Key& Key::add(const dnnl::memory::desc& d) {
   return *this;
 }
 
-std::shared_ptr<const Primitive> primitive(const std::string& key, const MakePd& make, const char* op) {
-  ThreadScope threads;
+int threads_for(double work, double per_thread) {
+  const double t = work / per_thread;
+  const int most = max_threads();
+  return t < 1 ? 1 : t >= double(most) ? most : int(t);
+}
+
+std::shared_ptr<const Primitive> primitive(const std::string& key, const MakePd& make, int threads,
+                                           const char* op) {
+  ThreadScope scope(threads);
   // The kernels oneDNN builds depend on the thread count they will run on.
   std::string k = key;
-  const int64_t nt = omp_get_max_threads();
+  const int64_t nt = threads;
   k.append(reinterpret_cast<const char*>(&nt), sizeof(nt));
   if (auto p = cache().get(k)) return p->prim ? p : nullptr;
   auto p = std::make_shared<Primitive>();
+  p->threads = threads;
   try {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -128,13 +139,14 @@ std::shared_ptr<const Primitive> primitive(const std::string& key, const MakePd&
   } catch (const dnnl::error& e) {
     if (e.status != dnnl_unimplemented) rethrow(e, op);
     p = std::make_shared<Primitive>();  // remembered as "none"
+    p->threads = threads;
   }
   cache().put(k, p);
   return p->prim ? p : nullptr;
 }
 
 void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, const char* op) {
-  ThreadScope threads;
+  ThreadScope scope(p.threads);
   try {
     std::shared_ptr<CpuStorage> scratch;
     if (const size_t bytes = p.scratchpad.get_size(); bytes > 0) {
@@ -157,7 +169,7 @@ void reorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory
       [&](const dnnl::primitive_attr& attr) {
         return dnnl::reorder::primitive_desc(engine(), from, engine(), to, attr);
       },
-      op);
+      threads_for(double(to.get_size()), kReorderBytesPerThread), op);
   if (!p) {
     throw_error(ErrorKind::InvalidArgument, op, "oneDNN has no reorder between these layouts");
   }

@@ -1,8 +1,8 @@
 // oneDNN glue of the CPU backend (gemm.cpp, conv.cpp): one CPU engine, primitives
-// built once per distinct shape and kept in a small cache, run on wick's thread
-// count (options().cpu_threads) with a scratchpad per call, and oneDNN's errors
-// rethrown as wick::Error. oneDNN picks its kernels for the CPU at run time (AVX2,
-// AVX-512, AVX512-BF16, AMX).
+// built once per distinct shape and kept in a small cache, run with a scratchpad per
+// call on as many threads as their work fills (at most options().cpu_threads), and
+// oneDNN's errors rethrown as wick::Error. oneDNN picks its kernels for the CPU at run
+// time (AVX2, AVX-512, AVX512-BF16, AMX).
 #pragma once
 
 #include <cstdint>
@@ -26,13 +26,21 @@ struct Primitive {
   dnnl::primitive prim;
   dnnl::memory::desc src, weights, dst, scratchpad;
   bool reference = false;  // oneDNN's reference implementation (no kernel of its own for this CPU)
+  int threads = 1;         // the threads it was built for and runs on
 };
 
-// The cached primitive of `key` (any bytes naming the shape), built by `make` on first
-// use; null when oneDNN has no implementation for it. `make` gets the attributes to
-// build with (user scratchpad) and returns the primitive descriptor.
+// Threads for `work` units when each thread should get at least `per_thread` of them:
+// between 1 and wick's thread count. oneDNN splits even a tiny product over every
+// thread, and each split costs a barrier.
+int threads_for(double work, double per_thread);
+
+// The cached primitive of `key` (any bytes naming the shape) for `threads` threads,
+// built by `make` on first use; null when oneDNN has no implementation for it. `make`
+// gets the attributes to build with (user scratchpad) and returns the primitive
+// descriptor.
 using MakePd = std::function<dnnl::primitive_desc_base(const dnnl::primitive_attr&)>;
-std::shared_ptr<const Primitive> primitive(const std::string& key, const MakePd& make, const char* op);
+std::shared_ptr<const Primitive> primitive(const std::string& key, const MakePd& make, int threads,
+                                           const char* op);
 
 // Runs p with `args` (DNNL_ARG_* -> memory) plus a scratchpad of its own.
 void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, const char* op);
