@@ -5,6 +5,8 @@
 #   build + test:  build-essential cmake ninja-build ccache pkg-config libopenblas-dev
 #                  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
 #                  nlohmann-json3-dev libpcre2-dev (the tokenizer's Unicode regexes)
+#                  libhwy-dev libsleef-dev (the CPU backend's vector kernels: Highway's
+#                  run-time target dispatch, SLEEF's vector math)
 #                  python3-pip (also fetches the test models: scripts/fetch-test-data.sh)
 #                  clang libclang-rt-dev (libFuzzer + ASan runtimes; clang only
 #                  recommends them)
@@ -14,7 +16,8 @@
 set -euo pipefail
 
 core=(build-essential cmake ninja-build ccache pkg-config libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev python3-pip clang libclang-rt-dev)
+      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev libhwy-dev libsleef-dev python3-pip clang
+      libclang-rt-dev)
 rocm=(hipcc libamdhip64-dev rocm-device-libs)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
