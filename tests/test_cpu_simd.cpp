@@ -241,7 +241,8 @@ TEST(CpuSimd, SoftmaxRowAgainstFloat64) {
   std::uniform_real_distribution<float> u(-6, 6);
   for (bool log : {false, true}) {
     for (size_t n : {1, 2, 5, 16, 17, 33, 1000, 8192}) {
-      std::vector<float> x(n), y(n), scratch(n);
+      std::vector<float> x(n), y(n);
+      std::vector<double> scratch(simd::softmax_scratch(n));
       for (float& v : x) v = u(rng);
       simd::softmax_row(DType::F32, x.data(), y.data(), n, log, scratch.data());
       double m = -INFINITY, s = 0;
@@ -259,7 +260,8 @@ TEST(CpuSimd, SoftmaxRowAgainstFloat64) {
 
 TEST(CpuSimd, SoftmaxRowWithNanOrInfinity) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> scratch(40), y(40);
+  std::vector<double> scratch(simd::softmax_scratch(40));
+  std::vector<float> y(40);
   std::vector<float> with_nan(40, 1.0f);
   with_nan[37] = nan;
   simd::softmax_row(DType::F32, with_nan.data(), y.data(), 40, false, scratch.data());

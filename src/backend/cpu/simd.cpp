@@ -26,19 +26,27 @@ namespace hn = hwy::HWY_NAMESPACE;
 #undef WICK_SIMD_VECTOR
 #undef WICK_SIMD_F16
 #undef WICK_SLEEF
+#undef WICK_SLEEF_D
 #undef WICK_SLEEF_VEC
+#undef WICK_SLEEF_VECD
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
 #define WICK_SIMD_VECTOR 1
 #define WICK_SIMD_F16 (HWY_TARGET <= HWY_AVX2)
 #if HWY_TARGET <= HWY_AVX3
 #define WICK_SLEEF(f) Sleef_##f##f16_u10avx512f
+#define WICK_SLEEF_D(f) Sleef_##f##d8_u10avx512f
 #define WICK_SLEEF_VEC __m512
+#define WICK_SLEEF_VECD __m512d
 #elif HWY_TARGET == HWY_AVX2
 #define WICK_SLEEF(f) Sleef_##f##f8_u10avx2
+#define WICK_SLEEF_D(f) Sleef_##f##d4_u10avx2
 #define WICK_SLEEF_VEC __m256
+#define WICK_SLEEF_VECD __m256d
 #else
 #define WICK_SLEEF(f) Sleef_##f##f4_u10sse4
+#define WICK_SLEEF_D(f) Sleef_##f##d2_u10sse4
 #define WICK_SLEEF_VEC __m128
+#define WICK_SLEEF_VECD __m128d
 #endif
 // SLEEF's functions of this target (libsleef; sleef.h declares the 256- and 512-bit
 // ones only when the whole file is compiled for AVX / AVX-512).
@@ -49,6 +57,7 @@ WICK_SLEEF_VEC WICK_SLEEF(sin)(WICK_SLEEF_VEC);
 WICK_SLEEF_VEC WICK_SLEEF(cos)(WICK_SLEEF_VEC);
 WICK_SLEEF_VEC WICK_SLEEF(tanh)(WICK_SLEEF_VEC);
 WICK_SLEEF_VEC WICK_SLEEF(erf)(WICK_SLEEF_VEC);
+WICK_SLEEF_VECD WICK_SLEEF_D(exp)(WICK_SLEEF_VECD);
 }
 #else
 #define WICK_SIMD_VECTOR 0
@@ -88,7 +97,7 @@ float scalar_sum(const T* x, size_t n) {
 }
 
 template <class T>
-void scalar_softmax(const T* x, T* y, size_t n, bool log, float* e) {
+void scalar_softmax(const T* x, T* y, size_t n, bool log, double* e) {
   float m = -std::numeric_limits<float>::infinity();
   bool nan = false;
   for (size_t i = 0; i < n; ++i) {
@@ -101,14 +110,14 @@ void scalar_softmax(const T* x, T* y, size_t n, bool log, float* e) {
     return;
   }
   double sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += double(e[i] = fn::Exp{}(to_f32(x[i]) - m));
+  for (size_t i = 0; i < n; ++i) sum += e[i] = std::exp(double(to_f32(x[i])) - double(m));
   if (log) {
     const double lse = double(m) + std::log(sum);
     for (size_t i = 0; i < n; ++i) y[i] = convert<T, double>(double(to_f32(x[i])) - lse);
     return;
   }
-  const float inv = float(1.0 / sum);
-  for (size_t i = 0; i < n; ++i) y[i] = from_f32<T>(e[i] * inv);
+  const double inv = 1.0 / sum;
+  for (size_t i = 0; i < n; ++i) y[i] = convert<T, double>(e[i] * inv);
 }
 
 #if WICK_SIMD_VECTOR
@@ -307,11 +316,14 @@ float sum_typed(const T* x, size_t n) {
 }
 
 template <class T>
-void softmax_typed(const T* x, T* y, size_t n, bool log, float* e) {
+void softmax_typed(const T* x, T* y, size_t n, bool log, double* e) {
 #if WICK_SIMD_VECTOR
   if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
     const DF d;
-    const size_t lanes = hn::Lanes(d);
+    const hn::Half<DF> dh;
+    const hn::Repartition<double, DF> dd;
+    using VD = hn::Vec<decltype(dd)>;
+    const size_t lanes = hn::Lanes(d), half = lanes / 2;
     const float ninf = -std::numeric_limits<float>::infinity();
     // Pass 1: the max, and whether a NaN is present (Max does not propagate NaN).
     VF vmax = hn::Set(d, ninf);
@@ -332,35 +344,59 @@ void softmax_typed(const T* x, T* y, size_t n, bool log, float* e) {
       return;
     }
     const float m = hn::GetLane(hn::MaxOfLanes(d, vmax));
-    // Pass 2: e = exp(x - max) into the scratch row; its sum in f64.
-    const VF vm = hn::Set(d, m);
-    const hn::Repartition<double, DF> dd;
-    const hn::Half<DF> dh;
-    auto s0 = hn::Zero(dd), s1 = s0;
-    for (i = 0; i + lanes <= n; i += lanes) {
-      const VF ev = vexp(hn::Sub(Io<T>::load(d, x + i), vm));
-      hn::StoreU(ev, d, e + i);
-      s0 = hn::Add(s0, hn::PromoteTo(dd, hn::LowerHalf(dh, ev)));
-      s1 = hn::Add(s1, hn::PromoteTo(dd, hn::UpperHalf(dh, ev)));
-    }
-    if (i < n) {  // padded with -inf: exp(-inf - m) = 0 adds nothing
-      alignas(64) float xb[kMaxLanes];
-      for (size_t k = 0; k < lanes; ++k) xb[k] = i + k < n ? to_f32(x[i + k]) : ninf;
-      const VF ev = vexp(hn::Sub(hn::LoadU(d, xb), vm));
-      hn::StoreU(ev, d, xb);
-      std::memcpy(e + i, xb, (n - i) * sizeof(float));
-      s0 = hn::Add(s0, hn::PromoteTo(dd, hn::LowerHalf(dh, ev)));
-      s1 = hn::Add(s1, hn::PromoteTo(dd, hn::UpperHalf(dh, ev)));
+    const VD vm = hn::Set(dd, double(m));
+    // f64 halves of a vector of elements (the padded last vector: -inf, whose
+    // exponential adds nothing to the sum).
+    auto halves = [&](size_t at, VD& lo, VD& hi) {
+      VF v;
+      if (at + lanes <= n) {
+        v = Io<T>::load(d, x + at);
+      } else {
+        alignas(64) float xb[kMaxLanes];
+        for (size_t k = 0; k < lanes; ++k) xb[k] = at + k < n ? to_f32(x[at + k]) : ninf;
+        v = hn::LoadU(d, xb);
+      }
+      lo = hn::PromoteTo(dd, hn::LowerHalf(dh, v));
+      hi = hn::PromoteTo(dd, hn::UpperHalf(dh, v));
+    };
+    // f32 vector of two f64 halves, stored (rounded once to T) at y + at.
+    auto store = [&](size_t at, VD lo, VD hi) {
+      const VF v = hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+      if (at + lanes <= n) {
+        Io<T>::store(d, v, y + at);
+      } else {
+        T yb[kMaxLanes];
+        Io<T>::store(d, v, yb);
+        std::memcpy(y + at, yb, (n - at) * sizeof(T));
+      }
+    };
+    // Pass 2: e = exp(x - max) in f64 (x - max is exact there) into the scratch row,
+    // and its sum. The scratch holds whole vectors: n rounded up to a vector.
+    VD s0 = hn::Zero(dd), s1 = s0;
+    for (i = 0; i < n; i += lanes) {
+      VD lo, hi;
+      halves(i, lo, hi);
+      lo = VD{WICK_SLEEF_D(exp)(hn::Sub(lo, vm).raw)};
+      hi = VD{WICK_SLEEF_D(exp)(hn::Sub(hi, vm).raw)};
+      hn::StoreU(lo, dd, e + i);
+      hn::StoreU(hi, dd, e + i + half);
+      s0 = hn::Add(s0, lo);
+      s1 = hn::Add(s1, hi);
     }
     const double sum = hn::GetLane(hn::SumOfLanes(dd, hn::Add(s0, s1)));
-    // Pass 3.
+    // Pass 3, in f64, one rounding to f32 on the way out (and one more to f16/bf16).
     if (log) {
-      const double lse = double(m) + std::log(sum);
-      for (size_t k = 0; k < n; ++k) y[k] = convert<T, double>(double(to_f32(x[k])) - lse);
+      const VD lse = hn::Set(dd, double(m) + std::log(sum));
+      for (i = 0; i < n; i += lanes) {
+        VD lo, hi;
+        halves(i, lo, hi);
+        store(i, hn::Sub(lo, lse), hn::Sub(hi, lse));
+      }
       return;
     }
-    const VF inv = hn::Set(d, float(1.0 / sum));
-    map(e, y, n, [&](DF, VF v) { return hn::Mul(v, inv); });
+    const VD inv = hn::Set(dd, 1.0 / sum);
+    for (i = 0; i < n; i += lanes)
+      store(i, hn::Mul(hn::LoadU(dd, e + i), inv), hn::Mul(hn::LoadU(dd, e + i + half), inv));
     return;
   }
 #endif
@@ -426,7 +462,7 @@ float SumKernel(DType dt, const void* x, size_t n) {
   }
 }
 
-void SoftmaxKernel(DType dt, const void* x, void* y, size_t n, bool log, float* scratch) {
+void SoftmaxKernel(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
   switch (dt) {
     case DType::F32:
       return softmax_typed(static_cast<const float*>(x), static_cast<float*>(y), n, log, scratch);
@@ -481,7 +517,7 @@ void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n) {
 
 float sum_run(DType dt, const void* x, size_t n) { return HWY_DYNAMIC_DISPATCH(SumKernel)(dt, x, n); }
 
-void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, float* scratch) {
+void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
   HWY_DYNAMIC_DISPATCH(SoftmaxKernel)(dt, x, y, n, log, scratch);
 }
 

@@ -12,6 +12,7 @@
 //   BF16's VCVTNEPS2BF16 flushes f32 subnormals to zero, so it is not used). One
 //   difference: F16C widens a signaling f16 NaN to a quiet f32 NaN (same payload).
 // - Sums accumulate f16/bf16/f32 in f32, pairwise over blocks (error grows like log n).
+// - Softmax rows compute in f64 (SLEEF's f64 exp), as precise as the float64 reference.
 #pragma once
 
 #include <cstddef>
@@ -35,10 +36,12 @@ void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n);
 // Sum of n elements of dt (f32, f16 or bf16) accumulated in f32, pairwise.
 float sum_run(DType dt, const void* x, size_t n);
 
-// Softmax (or log-softmax) of one row of n elements of dt (f32, f16 or bf16): the max
-// and the exponentials in f32 (SLEEF), their sum in f64; softmax scales each
-// exponential by the sum's reciprocal, log-softmax subtracts max + log(sum) in f64
-// and rounds once. `scratch` holds n floats. A NaN in the row makes the whole row NaN.
-void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, float* scratch);
+// Softmax (or log-softmax) of one row of n elements of dt (f32, f16 or bf16), in f64
+// as the float64 reference (x - max is exact there; SLEEF's f64 exp), rounded once to
+// f32 on store (then to f16/bf16). `scratch` holds softmax_scratch(n) doubles. A NaN
+// in the row makes the whole row NaN.
+void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch);
+// Doubles of scratch softmax_row needs for a row of n: n rounded up to whole vectors.
+inline size_t softmax_scratch(size_t n) { return (n + 63) / 64 * 64; }
 
 }  // namespace wick::cpu::simd
