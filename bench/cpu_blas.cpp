@@ -1,10 +1,12 @@
 // The CPU backend's compute-bound and weight-streaming cases (Google Benchmark, wall
 // clock): dense mat-vec and GEMM in f32/f16/bf16, a conv2d layer, and the quantized
 // mat-vec of an 8B model's FFN shape. Mat-vecs report the matrix's bytes per second;
-// GEMM and conv2d report FLOP/s (2 per multiply-add). bench/cpu_compare.py times
-// PyTorch on the same cases. The mat-vecs cycle through copies of the matrix that
-// together span at least 256 MB, so every call reads it from DRAM, not from a server
-// CPU's L3 (tens of MB, larger than a quantized [14336 x 4096]).
+// GEMM and conv2d report FLOP/s (2 per multiply-add). The cases set beside PyTorch
+// (bench/cpu_compare.py) are bench/cpu_ops.cpp's; these add the column mat-vec
+// (w [n, k] times x [k, 1]), bf16 convolution and the quantized batches 8 and 512.
+// The mat-vecs cycle through copies of the matrix that together span at least 256 MB,
+// so every call reads it from DRAM, not from a server CPU's L3 (tens of MB, larger
+// than a quantized [14336 x 4096]).
 #include <benchmark/benchmark.h>
 
 #include <functional>

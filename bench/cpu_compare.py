@@ -5,7 +5,7 @@ For each case of CASES (one line each: the table's name, the wick_bench case of
 bench/cpu_ops.cpp, the PyTorch expression), runs that wick_bench case, then PyTorch
 on the same shapes and dtypes, back to back; then every case of `wick bench --device
 cpu` that has a PyTorch equivalent in CLI_CASES. Both sides run on the same number of
-threads: WICK_NUM_THREADS for wick (its OpenMP loops and OpenBLAS), and
+threads: WICK_NUM_THREADS for wick (its thread pool, oneDNN and OpenBLAS), and
 torch.set_num_threads for PyTorch. Prints a Markdown table (case, wick ms, PyTorch
 ms, wick / PyTorch time, met: wick at least as fast) and writes it with a JSON record.
 
@@ -13,7 +13,7 @@ The quantized mat-vec has no PyTorch peer: its row gives the GB/s of weights rea
 and the share of `add`'s GB/s in the same run (BM_CpuAdd/f32: bytes read + written),
 met at >= 70%.
 
-usage: cpu_compare.py --build BUILD [--threads N] [--cases REGEX] [--no-cli]
+usage: cpu_compare.py --build BUILD [--wick WICK] [--threads N] [--cases REGEX] [--no-cli]
                       [--out-md FILE] [--out-json FILE] [--min-time S]
 """
 import argparse
@@ -244,7 +244,8 @@ def ms(s):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default="build", help="folder holding wick_bench and wick")
+    ap.add_argument("--build", default="build", help="folder holding wick_bench and wick (or bin/wick)")
+    ap.add_argument("--wick", help="the wick CLI (default: BUILD/wick, else BUILD/bin/wick)")
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     ap.add_argument("--cases", default="", help="regex: only the cases whose name or wick_bench case matches")
     ap.add_argument("--no-cli", action="store_true", help="leave out `wick bench --device cpu`")
@@ -257,6 +258,8 @@ def main():
     torch.set_num_threads(args.threads)
     env = dict(os.environ, WICK_NUM_THREADS=str(args.threads))
     exe = os.path.join(args.build, "wick_bench")
+    cli_exe = args.wick or next((p for p in (os.path.join(args.build, "wick"), os.path.join(args.build, "bin", "wick"))
+                                 if os.path.isfile(p) and os.access(p, os.X_OK)), os.path.join(args.build, "bin", "wick"))
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -329,7 +332,7 @@ def main():
         emit(None, "")
         emit(None, "| family | case | wick ms | PyTorch ms | wick / PyTorch | met |")
         emit(None, "| --- | --- | ---: | ---: | ---: | --- |")
-        p = subprocess.run([os.path.join(args.build, "wick"), "bench", "--device", "cpu", "--json", "--min-time",
+        p = subprocess.run([cli_exe, "bench", "--device", "cpu", "--json", "--min-time",
                             str(args.min_time)], env=env, capture_output=True, text=True)
         try:
             cli = json.loads(p.stdout)["results"]

@@ -1,6 +1,6 @@
 // CPU fused nn ops: softmax / log-softmax over the last dim, rms_norm, layer_norm
 // and rotary embeddings. Inputs are contiguous (the front end copies first; the
-// start offset may be non-zero). Rows run in parallel across OpenMP threads.
+// start offset may be non-zero). Rows run in parallel on the CPU backend's threads.
 // Every dtype computes and accumulates in f64 and rounds once on store (the
 // reference backend: f16/bf16 accumulate at least as wide as f32, as required);
 // softmax on f32/f16/bf16 through the vector row kernel of simd.h.
