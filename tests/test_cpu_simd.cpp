@@ -1,15 +1,18 @@
-// The CPU backend's vector kernels (src/backend/cpu/simd.h) on the best target this
-// machine runs: conversions bit for bit against wick/dtype.h's scalar conversions
-// (each of the 65536 halves, and f32 bit patterns across every exponent, subnormals,
-// ties, overflow and NaN payloads), the transcendental ops against float64 <cmath>,
+// The CPU backend's vector kernels (src/backend/cpu/simd.h) on every target this
+// machine runs (Highway's run-time choice narrowed to one target per test instance): conversions bit for bit
+// against wick/dtype.h's scalar conversions (each of the 65536 halves, and f32 bit patterns across every
+// exponent, subnormals, ties, overflow and NaN payloads), the transcendental ops against float64 <cmath>,
 // sums and softmax rows against float64 loops, at every length around the vector
 // widths (the padded last vector).
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backend/cpu/simd.h"
@@ -19,6 +22,18 @@ namespace wick {
 namespace {
 
 namespace simd = cpu::simd;
+
+// Each test runs once per vector target this machine supports and simd.cpp is compiled
+// for: Highway's dispatch then picks that target (the mock is lifted afterwards).
+class CpuSimd : public ::testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+INSTANTIATE_TEST_SUITE_P(Targets, CpuSimd, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         [](const ::testing::TestParamInfo<int64_t>& info) {
+                           return std::string(hwy::TargetName(info.param));
+                         });
 
 float from_bits(uint32_t u) {
   float f;
@@ -50,7 +65,7 @@ std::vector<float> conversion_inputs() {
   return v;
 }
 
-TEST(CpuSimd, NarrowToF16AndBf16GivesTheScalarConversionsBits) {
+TEST_P(CpuSimd, NarrowToF16AndBf16GivesTheScalarConversionsBits) {
   std::vector<float> x = conversion_inputs();
   for (DType half : {DType::F16, DType::BF16}) {
     // odd length: the padded last vector too
@@ -69,7 +84,7 @@ TEST(CpuSimd, NarrowToF16AndBf16GivesTheScalarConversionsBits) {
   }
 }
 
-TEST(CpuSimd, WidenEveryF16AndBf16Value) {
+TEST_P(CpuSimd, WidenEveryF16AndBf16Value) {
   std::vector<uint16_t> x(65536 + 3);
   for (size_t i = 0; i < x.size(); ++i) x[i] = uint16_t(i);
   for (DType half : {DType::F16, DType::BF16}) {
@@ -89,7 +104,7 @@ TEST(CpuSimd, WidenEveryF16AndBf16Value) {
   }
 }
 
-TEST(CpuSimd, ConversionsOfEveryShortLength) {
+TEST_P(CpuSimd, ConversionsOfEveryShortLength) {
   for (size_t n = 0; n <= 67; ++n) {
     std::vector<float> x(n), back(n, -1.0f);
     for (size_t i = 0; i < n; ++i) x[i] = float(i) - 0.5f;
@@ -136,7 +151,7 @@ double ulps(float a, double b) {
   return std::fabs(double(a) - b) / ulp;
 }
 
-TEST(CpuSimd, TranscendentalsOnF32WithinTheirUlpBounds) {
+TEST_P(CpuSimd, TranscendentalsOnF32WithinTheirUlpBounds) {
   // SLEEF's functions: 1 ulp; silu / sigmoid / gelu / gelu_erf add a few roundings of
   // their formulas (and gelu's cancellation for negative x is measured in the ulp of
   // the result, so its inputs stay where the result does not cancel).
@@ -149,8 +164,13 @@ TEST(CpuSimd, TranscendentalsOnF32WithinTheirUlpBounds) {
                         {UnaryOp::Tanh, -10, 10, 1.0},  {UnaryOp::Erf, -4, 4, 1.0},
                         {UnaryOp::Silu, -80, 80, 4.0},  {UnaryOp::Sigmoid, -80, 80, 4.0},
                         {UnaryOp::Gelu, -0.5, 10, 4.0}, {UnaryOp::GeluErf, -0.5, 10, 4.0}};
+  // Below SSE4 the kernels are the scalar loops on libm, whose f32 functions glibc
+  // documents at up to 2 ulps (tanhf; 2.07 in this test's measure, the ulp of the f32
+  // result): those targets get 3 where SLEEF's bound is 1.
+  const bool sleef = HWY_ARCH_X86 && GetParam() <= HWY_SSE4;
   std::mt19937 rng(3);
   for (const Case& c : cases) {
+    const double max_ulps = sleef ? c.max_ulps : std::max(c.max_ulps, 3.0);
     const size_t n = 100003;
     std::vector<float> x(n), y(n);
     std::uniform_real_distribution<double> u(0, 1);
@@ -167,12 +187,12 @@ TEST(CpuSimd, TranscendentalsOnF32WithinTheirUlpBounds) {
       double e = ulps(y[i], ref_unary(c.op, double(x[i])));
       if (e > worst) worst = e, at = i;
     }
-    EXPECT_LE(worst, c.max_ulps) << unary_op_name(c.op) << " at x = " << x[at] << ": " << y[at] << " vs "
-                                 << ref_unary(c.op, double(x[at]));
+    EXPECT_LE(worst, max_ulps) << unary_op_name(c.op) << " at x = " << x[at] << ": " << y[at] << " vs "
+                               << ref_unary(c.op, double(x[at]));
   }
 }
 
-TEST(CpuSimd, TranscendentalsOfSpecialValues) {
+TEST_P(CpuSimd, TranscendentalsOfSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x = {nan, inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-45f, 100.0f, -100.0f, 89.0f, -104.0f};
   for (UnaryOp op : {UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Tanh, UnaryOp::Erf,
@@ -192,7 +212,7 @@ TEST(CpuSimd, TranscendentalsOfSpecialValues) {
   }
 }
 
-TEST(CpuSimd, UnaryOnHalvesRoundsTheF32ResultOnce) {
+TEST_P(CpuSimd, UnaryOnHalvesRoundsTheF32ResultOnce) {
   // bf16 / f16 in, f32 math, one rounding out: within one half ulp of the exact value
   // plus the f32 function's error.
   for (DType half : {DType::F16, DType::BF16}) {
@@ -212,7 +232,7 @@ TEST(CpuSimd, UnaryOnHalvesRoundsTheF32ResultOnce) {
   }
 }
 
-TEST(CpuSimd, SumOfEveryLengthAgainstFloat64) {
+TEST_P(CpuSimd, SumOfEveryLengthAgainstFloat64) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1, 1);
   for (size_t n : {0, 1, 7, 8, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 513, 1000, 4096, 16384, 100001}) {
@@ -236,7 +256,7 @@ TEST(CpuSimd, SumOfEveryLengthAgainstFloat64) {
   }
 }
 
-TEST(CpuSimd, SoftmaxRowAgainstFloat64) {
+TEST_P(CpuSimd, SoftmaxRowAgainstFloat64) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> u(-6, 6);
   for (bool log : {false, true}) {
@@ -258,7 +278,7 @@ TEST(CpuSimd, SoftmaxRowAgainstFloat64) {
   }
 }
 
-TEST(CpuSimd, SoftmaxRowWithNanOrInfinity) {
+TEST_P(CpuSimd, SoftmaxRowWithNanOrInfinity) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<double> scratch(simd::softmax_scratch(40));
   std::vector<float> y(40);
