@@ -18,17 +18,29 @@
 #          in the folder the tests were built to read (WICK_TEST_DATA_DIR of the build),
 #          given here as WICK_GPU_DATA, and the Python package gguf (the GPU machine has
 #          no registry: install its wheel first).
+#   cpu:   the CPU backend beside PyTorch CPU on the same cores in the same run
+#          (bench/cpu_compare.py: the bench/cpu_ops.cpp cases and `wick bench --device
+#          cpu`), WICK_CPU_THREADS threads on both sides (default 16), WICK_CPU_CASES (a
+#          regex: only those cases) if set; needs only libwick.so, wick_bench and wick
+#          (no GPU). Its tables are Markdown, ready to paste (cpu_compare.md).
 # Output in $OUT, at most 8 files: summary.txt (the digest), the Markdown reports
-# (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md) and gpu-check.tgz,
+# (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md, cpu_compare.md) and gpu-check.tgz,
 # which holds every log and benchmark JSON.
 #
-# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model (default all)
+# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model cpu (default all)
 #   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
 #                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
 #     executables (test_*, wick_bench, wick or bin/wick) built for sm_90 elsewhere (strip them to
 #     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
-#     load here, else the script builds.
+#     load here, else the script builds. The cpu part alone needs libwick.so* (its
+#     SONAME libwick.so.MAJOR.MINOR), wick_bench and wick, and the shared libraries
+#     libwick.so links that the machine lacks, in <dir>/lib (put on LD_LIBRARY_PATH
+#     when present): the CPU backend's libdnnl.so.2, libsleef.so.3, libhwy.so.1 and
+#     libdnnl's libOpenCL.so.1 (Debian 12: libdnnl2, libsleef3, libhwy1,
+#     ocl-icd-libopencl1), e.g.
+#       mkdir -p P/lib && for l in libdnnl.so.2 libsleef.so.3 libhwy.so.1 libOpenCL.so.1; do
+#         cp -L /usr/lib/x86_64-linux-gnu/$l P/lib/; done
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
 set -uo pipefail
 MODE=${1:-all}
@@ -42,7 +54,7 @@ pack() {
   local files=()
   for f in "$OUT"/*; do
     case "${f##*/}" in
-      summary.txt | torch_compare.md | gpu_ops_compare.md | gpu_quant_report.md | gpu-check.tgz) ;;
+      summary.txt | torch_compare.md | gpu_ops_compare.md | gpu_quant_report.md | cpu_compare.md | gpu-check.tgz) ;;
       *) [ -e "$f" ] && files+=("${f##*/}") ;;
     esac
   done
@@ -76,18 +88,37 @@ fi
 
 # ---- binaries ------------------------------------------------------------------------
 P=${WICK_GPU_PREBUILT:-}
-if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_backend" --gtest_list_tests >/dev/null 2>&1 &&
-  ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
+# Shared libraries carried with the prebuilt binaries (see the usage above).
+if [ -n "$P" ] && [ -d "$P/lib" ]; then
+  export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+# The parts that need the GPU backend (all but cpu).
+gpu_parts() { want test bench ops quant model; }
+prebuilt_loads() {
+  if gpu_parts; then
+    LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$P/test_gpu_backend" --gtest_list_tests >/dev/null 2>&1 &&
+      ! LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$P/libwick-cuda.so" | grep -q "not found"
+  else
+    LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$P/wick_bench" --benchmark_list_tests >/dev/null 2>&1
+  fi
+}
+if [ -n "$P" ] && prebuilt_loads; then
   B="$P"
   export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   W="$P/wick"
   log "using prebuilt binaries in $P"
 else
+  if [ -n "$P" ]; then
+    log "prebuilt binaries in $P do not load here; missing: $(LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      ldd "$P/libwick.so" "$P/wick_bench" 2>&1 | grep "not found" | sort -u | awk '{print $1}' | tr '\n' ' ')"
+  fi
   log "configure + build"
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
     -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
-  ninja -C "$B" -j16 wick wick-cuda wick_cli wick_bench test_gpu_backend test_gpu_elementwise test_gpu_ops \
-    test_gpu_quant test_parity test_model test_model_attention test_model_smollm >>"$OUT/build.log" 2>&1 ||
+  targets=(wick wick_cli wick_bench)
+  gpu_parts && targets+=(wick-cuda test_gpu_backend test_gpu_elementwise test_gpu_ops test_gpu_quant test_parity
+    test_model test_model_attention test_model_smollm)
+  ninja -C "$B" -j16 "${targets[@]}" >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
 fi
@@ -204,6 +235,16 @@ if want model; then
     log "no $smol: SmolLM2 checks not run"
     rc=1
   fi
+fi
+
+# ---- the CPU beside PyTorch CPU -------------------------------------------------------
+if want cpu; then
+  T=${WICK_CPU_THREADS:-16}
+  log "CPU benchmarks beside PyTorch CPU, $T threads each (bench/cpu_compare.py)"
+  lscpu | grep -E "^Model name|^CPU\(s\)|^Flags" | cut -c1-400 >>"$S"
+  PYTHONUNBUFFERED=1 timeout 540 python3 bench/cpu_compare.py --build "$B" --wick "$W" --threads "$T" ${WICK_CPU_CASES:+--cases "$WICK_CPU_CASES"} \
+    --out-md "$OUT/cpu_compare.md" --out-json "$OUT/cpu_compare.json" >"$OUT/cpu_compare.log" 2>&1 || rc=1
+  grep -E "^CPU:|^\||not met|failed" "$OUT/cpu_compare.log" | tee -a "$S"
 fi
 
 # ---- memcheck (last: the slowest part, and the one a time limit can best cut short) ----

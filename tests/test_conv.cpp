@@ -223,6 +223,27 @@ TEST(Conv2d, NhwcPermutedInput) {
   }
 }
 
+TEST(Conv2d, BlockedChannelCountsWithGroupsAndAPermutedKernel) {
+  // Channel counts that oneDNN stores in 16-wide blocks (and one that is not a
+  // multiple of 16), groups, stride, dilation and padding together; the kernel is a
+  // permuted view (its KW and KH stored swapped) and the input NHWC.
+  for (DType dt : {DType::F32, DType::BF16, DType::F16}) {
+    std::array<size_t, 4> xd{2, 40, 9, 11};
+    const size_t co = 48, groups = 2, cig = 20, kh = 3, kw = 2;
+    Values xv = rand_values(2 * 40 * 9 * 11, 40, dt), wv = rand_values(co * cig * kh * kw, 41, dt);
+    Values w_swapped(wv.size());
+    for (size_t o = 0; o < co * cig; ++o)
+      for (size_t i = 0; i < kh; ++i)
+        for (size_t j = 0; j < kw; ++j) w_swapped[(o * kw + j) * kh + i] = wv[(o * kh + i) * kw + j];
+    Tensor w = make(w_swapped, {co, cig, kw, kh}, dt).transpose(2, 3);
+    ASSERT_FALSE(w.is_contiguous());
+    Geom g{2, 2, 2, groups};
+    Ref r = ref_conv2d(xv, xd, wv, {co, cig, kh, kw}, g, dt);
+    expect_close(nhwc_view(xv, xd, dt).conv2d(w, g.pad, g.stride, g.dil, g.groups), r.val, r.tol,
+                 name(dt, "blocked channels"));
+  }
+}
+
 TEST(Conv2d, EmptyBatchGivesEmptyOutput) {
   Tensor y = Tensor::zeros({0, 2, 5, 5}).conv2d(Tensor::ones({3, 2, 3, 3}));
   EXPECT_EQ(y.shape(), (Shape{0, 3, 3, 3}));

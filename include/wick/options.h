@@ -33,7 +33,7 @@ struct Options {
   // Folders searched first for libwick-cuda.so / libwick-rocm.so, ':'-separated;
   // read when the first GPU is used (set it before that).
   std::string backend_path;
-  // CPU threads of wick's parallel loops and of OpenBLAS; 0: OpenMP's default
+  // CPU threads of wick's parallel loops, oneDNN and OpenBLAS; 0: OpenMP's default
   // (OMP_NUM_THREADS, else every core).
   int cpu_threads = 0;
   // Bytes of freed large host blocks kept for reuse by the CPU allocator; 0: none.
