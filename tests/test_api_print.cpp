@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "api_test_util.h"
+#include "wick/check.h"
 
 namespace wick {
 namespace {
@@ -101,6 +102,17 @@ TEST(Print, TheDeviceIsNamedBeforeTheDType) {
   // format it): the device suffix comes first, as in PyTorch.
   EXPECT_EQ(on_fake_gpu(make({1, 2}, Shape{2}, DType::F32)).str(), "tensor([1., 2.], device=gpu:0)");
   EXPECT_EQ(on_fake_gpu(make({1, 2}, Shape{2}, DType::I32)).str(), "tensor([1, 2], device=gpu:0, dtype=i32)");
+}
+
+TEST(Print, GpuTensorsPrintTheSameValues) {
+  std::string why;
+  if (!check::device_present(Device::gpu(0), &why)) GTEST_SKIP() << "no GPU: " << why;
+  // Summarized on the device (only the shown corners come to the host): the CPU's text plus the device.
+  Tensor c = Tensor::arange(0, 10000, 1, DType::I64).reshape(Shape{100, 100});
+  std::string cs = c.str();
+  EXPECT_EQ(c.to_device(Device::gpu(0)).str(), cs.substr(0, cs.size() - 1) + ", device=gpu:0)");
+  EXPECT_EQ(make({0.5, 1}, Shape{2}, DType::F16, Device::gpu(0)).str(),
+            "tensor([0.5000, 1.0000], device=gpu:0, dtype=f16)");
 }
 
 TEST(Print, StreamOperatorWritesStr) {

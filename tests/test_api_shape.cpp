@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api_test_util.h"
+#include "wick/check.h"
 
 namespace wick {
 namespace {
@@ -250,6 +251,25 @@ TEST(FromBlob, Errors) {
                "[from_blob] unknown dtype 12");
   EXPECT_EQ(Tensor::from_blob(nullptr, Shape{0, 3}, DType::F32).shape(),
             Shape({0, 3}));  // nothing to point at
+}
+
+TEST(FromBlob, WrapsDeviceMemoryOnAGpu) {
+  std::string why;
+  if (!check::device_present(Device::gpu(0), &why)) GTEST_SKIP() << "no GPU: " << why;
+  const Device g = Device::gpu(0);
+  Tensor owner = make(iota(6), Shape{2, 3}, DType::F32, g);
+  int calls = 0;
+  {
+    Tensor t = Tensor::from_blob(owner.data_ptr(), Shape{3, 2}, DType::F32, g, [&](void*) { ++calls; });
+    EXPECT_EQ(t.data_ptr(), owner.data_ptr());
+    EXPECT_EQ(t.device(), g);
+    expect_values(t, DType::F32, Shape{3, 2}, iota(6), 0);
+    expect_values(t.t() * 2, DType::F32, Shape{2, 3}, {0, 4, 8, 2, 6, 10}, 0);
+    t.narrow(0, 1, 1).fill_(Scalar(-1.0));  // writes through to the owner's memory
+    expect_values(owner, DType::F32, Shape{2, 3}, {0, 1, -1, -1, 4, 5}, 0);
+  }
+  EXPECT_EQ(calls, 1);  // the deleter ran (after the stream drained); the owner still holds its memory
+  expect_values(owner + 1, DType::F32, Shape{2, 3}, {1, 2, 0, 0, 5, 6}, 0);
 }
 
 TEST(DataPtr, PointsAtTheFirstElementOfAView) {
