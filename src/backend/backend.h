@@ -172,6 +172,8 @@ class BackendDevice {
   virtual StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                                  uint64_t offset) = 0;
   virtual void synchronize() = 0;
+  // The runtime stream this device's work is queued on; null where there is none (the CPU).
+  virtual void* native_stream() { return nullptr; }
   virtual DeviceInfo info() const = 0;
   virtual MemoryStats memory_stats() const = 0;
 

@@ -126,6 +126,7 @@ class GpuDevice final : public BackendDevice {
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override;
+  void* native_stream() override { return stream_; }
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
   MemoryStats memory_stats() const override;
