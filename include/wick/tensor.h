@@ -67,7 +67,8 @@ class Tensor {
   // must be aligned to the element size. The memory must stay valid while any tensor
   // sharing it lives; when the last one goes, `deleter(data)` is called if given (on a
   // GPU after the device's stream has drained; it must not throw). Ops read and write
-  // it in place like any storage (fill_, slice_set_, scatter_).
+  // it in place like any storage (fill_, slice_set_, scatter_). When from_blob throws, the
+  // deleter is not called: the memory stays the caller's.
   static Tensor from_blob(void* data, const Shape& shape, DType dtype, Device device = Device::cpu(),
                           std::function<void(void*)> deleter = {});
   // The n x m matrix (m = n by default) with ones on the diagonal.
