@@ -127,8 +127,8 @@ class Tensor {
     return static_cast<T*>(data_ptr());
   }
   // The values, formatted like PyTorch's repr: "tensor([[1.0000, 2.5000],\n        [3.0000,
-  // 4.0000]], dtype=f16, device=gpu:0)". dtype is named unless f32 or i64, device unless
-  // the CPU; past 1000 elements only the first and last 3 of each dim are shown.
+  // 4.0000]], device=gpu:0, dtype=f16)". The device is named unless the CPU, the dtype
+  // unless f32 or i64; past 1000 elements only the first and last 3 of each dim are shown.
   std::string str() const;
 
   // --- views and shape ops ---------------------------------------------------
