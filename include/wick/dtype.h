@@ -185,7 +185,9 @@ struct Scalar {
   int64_t i = 0;
   bool is_int = false;
   Scalar() = default;
-  Scalar(double v) : f(v), i(int64_t(v)), is_int(false) {}
+  // i is only read for integer scalars; a value outside the i64 range (or NaN) leaves it 0
+  // rather than converting out of range.
+  Scalar(double v) : f(v), i(v > -9.2e18 && v < 9.2e18 ? int64_t(v) : 0), is_int(false) {}
   Scalar(int64_t v) : f(double(v)), i(v), is_int(true) {}
   Scalar(int v) : Scalar(int64_t(v)) {}
   // Any other arithmetic type (unsigned, size_t, long long, float, bool): integers stay

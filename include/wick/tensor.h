@@ -67,7 +67,8 @@ class Tensor {
   // must be aligned to the element size. The memory must stay valid while any tensor
   // sharing it lives; when the last one goes, `deleter(data)` is called if given (on a
   // GPU after the device's stream has drained; it must not throw). Ops read and write
-  // it in place like any storage (fill_, slice_set_, scatter_).
+  // it in place like any storage (fill_, slice_set_, scatter_). When from_blob throws, the
+  // deleter is not called: the memory stays the caller's.
   static Tensor from_blob(void* data, const Shape& shape, DType dtype, Device device = Device::cpu(),
                           std::function<void(void*)> deleter = {});
   // The n x m matrix (m = n by default) with ones on the diagonal.
@@ -126,8 +127,8 @@ class Tensor {
     return static_cast<T*>(data_ptr());
   }
   // The values, formatted like PyTorch's repr: "tensor([[1.0000, 2.5000],\n        [3.0000,
-  // 4.0000]], dtype=f16, device=gpu:0)". dtype is named unless f32 or i64, device unless
-  // the CPU; past 1000 elements only the first and last 3 of each dim are shown.
+  // 4.0000]], device=gpu:0, dtype=f16)". The device is named unless the CPU, the dtype
+  // unless f32 or i64; past 1000 elements only the first and last 3 of each dim are shown.
   std::string str() const;
 
   // --- views and shape ops ---------------------------------------------------

@@ -5,7 +5,7 @@
 //              scalars, masked_fill, in every dtype
 //   composite  whole-tensor reductions, mean, var, log_sum_exp, topk, softmax along dim 0,
 //              matmul with 1-D operands
-//   shape      eye, linspace, tril / triu, repeat, pad, expand and split (copied)
+//   shape      eye, linspace, full_like, tril / triu, repeat, pad, expand and split (copied)
 // References are float64 loops over the row-major input values as stored (after rounding to
 // their dtype), written from each op's definition; elementwise semantics come from
 // src/check/elementwise_ref.h. Outputs are rounded to the output dtype before comparing.
@@ -516,6 +516,10 @@ void shape_cases(std::vector<OpCase>& cases) {
             for (auto& e : v) e = ref::float_to_int(dt, e);
           return std::vector<Values>{v};
         });
+    add(
+        "full_like(x, 5)", LayoutKind::Transposed, {arg(dt, Shape{5, 6}, LayoutKind::Transposed)},
+        [](const std::vector<Tensor>& t) { return std::vector<Tensor>{Tensor::full_like(t[0], 5)}; },
+        [](const std::vector<Values>&) { return std::vector<Values>{Values(30, 5.0)}; });
     // tril / triu of a batch of [5, 7] matrices
     const Shape b{2, 5, 7};
     for (int64_t k : {-1, 0, 2})
