@@ -4,9 +4,10 @@
 # src/backend/gpu/kernels/<family>.cu is module "<family>", and a family split into
 # parts (headers and instantiation files in kernels/<family>/) has a module per
 # part, kernels/<family>/<part>.cu -> "<family>_<part>". nvcc -> fatbin (SASS for
-# each of WICK_CUDA_ARCHS, PTX for the highest), hipcc --genco -> code object
-# bundle (each gfx target of WICK_ROCM_ARCHS, or of the defaults that the found
-# hipcc accepts). The images are embedded into the module with `.incbin`
+# each of WICK_CUDA_ARCHS, PTX for the highest), hipcc --genco or clang
+# --offload-device-only (WICK_ROCM_TOOLCHAIN) -> code object bundle (each gfx
+# target of WICK_ROCM_ARCHS, or of the defaults that the toolchain accepts). The
+# images are embedded into the module with `.incbin`
 # (generated <vendor>/images.cpp), each under the Module that gpu_device.h's
 # WICK_GPU_MODULES names for it: an image without a Module, or a Module without an
 # image, fails the build. Host code (src/backend/gpu/*.cpp) is compiled by the host
@@ -99,35 +100,79 @@ if(WICK_CUDA)
 endif()
 
 # ---- ROCm ------------------------------------------------------------------------------
+# The kernels' code object bundles come from one of two toolchains
+# (WICK_ROCM_TOOLCHAIN):
+#   hipcc  the installed ROCm's compiler driver (Debian 12's hipcc 5.2, clang 15:
+#          gfx906, gfx908, gfx90a, gfx1030);
+#   clang  a clang++ with HIP support, driven directly (WICK_ROCM_CLANG; Debian 12's
+#          clang++-19 adds gfx942, gfx1100, gfx1151 and more), against the HIP
+#          headers found here, with the device bitcode libraries of
+#          WICK_ROCM_DEVICE_LIBS (ockl.bc, oclc_isa_version_<target>.bc, ...:
+#          scripts/fetch-rocm-device-libs.sh fetches Debian's set for LLVM 17). Debian's
+#          hipcc runs its own clang 15 whatever HIP_CLANG_PATH says, hence the direct
+#          route. It writes code object v4, which the HIP 5 runtime the module links
+#          reads (clang 19 writes v5 unless told).
+# Either way the host code is the host compiler's, against the same HIP headers and
+# libamdhip64, and the kernels compile with warnings on (-Werror with WICK_WERROR).
 if(WICK_ROCM)
-  find_program(WICK_HIPCC hipcc REQUIRED)
+  find_path(WICK_HIP_INCLUDE_DIR hip/hip_runtime.h PATHS /opt/rocm/include REQUIRED)
   find_library(WICK_AMDHIP64 amdhip64 REQUIRED PATHS /opt/rocm/lib)
-  set(rocm_archs ${WICK_ROCM_ARCHS})
-  if(NOT rocm_archs)
-    # Keep each default target the found hipcc accepts (Debian's 5.2: gfx906,
-    # gfx908, gfx90a, gfx1030).
-    set(probe ${CMAKE_BINARY_DIR}/gpu-rocm-probe.hip)
-    file(WRITE ${probe} "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void k(float* x) { x[0] = 1; }\n")
-    foreach(arch gfx906 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1101 gfx1200 gfx1201)
-      execute_process(COMMAND ${WICK_HIPCC} --genco --offload-arch=${arch} ${probe} -o ${probe}.${arch}.co
-                      RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-      if(rc EQUAL 0)
-        list(APPEND rocm_archs ${arch})
-      endif()
-    endforeach()
-    if(NOT rocm_archs)
-      message(FATAL_ERROR "wick: ${WICK_HIPCC} accepts none of the default gfx targets")
+  if(WICK_ROCM_TOOLCHAIN STREQUAL "hipcc")
+    find_program(WICK_HIPCC hipcc REQUIRED PATHS /opt/rocm/bin)
+    set(rocm_cc ${WICK_HIPCC} --genco)
+  elseif(WICK_ROCM_TOOLCHAIN STREQUAL "clang")
+    find_program(rocm_clang NAMES ${WICK_ROCM_CLANG} NO_CACHE)
+    if(NOT rocm_clang)
+      message(FATAL_ERROR "wick: WICK_ROCM_CLANG=${WICK_ROCM_CLANG} not found (Debian 12: apt install clang-19 "
+                          "lld-19 clang-tools-19)")
     endif()
+    get_filename_component(hip_path ${WICK_HIP_INCLUDE_DIR} DIRECTORY)
+    set(rocm_cc ${rocm_clang} --offload-device-only --hip-path=${hip_path} -mcode-object-version=4)
+    if(WICK_ROCM_DEVICE_LIBS)
+      if(NOT EXISTS ${WICK_ROCM_DEVICE_LIBS}/ockl.bc)
+        message(FATAL_ERROR "wick: WICK_ROCM_DEVICE_LIBS=${WICK_ROCM_DEVICE_LIBS} holds no ockl.bc "
+                            "(scripts/fetch-rocm-device-libs.sh DIR fetches a set)")
+      endif()
+      list(APPEND rocm_cc --rocm-device-lib-path=${WICK_ROCM_DEVICE_LIBS})
+    endif()
+  else()
+    message(FATAL_ERROR "wick: WICK_ROCM_TOOLCHAIN is hipcc or clang, not '${WICK_ROCM_TOOLCHAIN}'")
+  endif()
+  set(rocm_kernel_flags ${WICK_GPU_KERNEL_FLAGS} -ffp-contract=off -Wall -Wextra -Wno-unused-parameter)
+  if(WICK_WERROR)
+    list(APPEND rocm_kernel_flags -Werror)
+  endif()
+  # One probe kernel a target: without WICK_ROCM_ARCHS, each default target the
+  # toolchain builds is kept; a target of WICK_ROCM_ARCHS that it cannot build stops
+  # here with the compiler's reason (no device library for it, an unknown target).
+  set(probe ${CMAKE_BINARY_DIR}/gpu-rocm-probe.hip)
+  file(WRITE ${probe} "#include <hip/hip_runtime.h>\nextern \"C\" __global__ void k(float* x) { x[0] = expf(x[1]); }\n")
+  set(rocm_archs)
+  set(candidates ${WICK_ROCM_ARCHS})
+  if(NOT candidates)
+    set(candidates gfx906 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1101 gfx1151 gfx1200 gfx1201)
+  endif()
+  foreach(arch ${candidates})
+    execute_process(COMMAND ${rocm_cc} --offload-arch=${arch} -x hip ${probe} -o ${probe}.${arch}.co
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+    if(rc EQUAL 0)
+      list(APPEND rocm_archs ${arch})
+    elseif(WICK_ROCM_ARCHS)
+      message(FATAL_ERROR "wick: the ${WICK_ROCM_TOOLCHAIN} toolchain cannot build for ${arch}:\n${err}")
+    endif()
+  endforeach()
+  if(NOT rocm_archs)
+    message(FATAL_ERROR "wick: the ${WICK_ROCM_TOOLCHAIN} toolchain accepts none of the default gfx targets")
   endif()
   set(offload)
   foreach(arch ${rocm_archs})
     list(APPEND offload --offload-arch=${arch})
   endforeach()
-  wick_gpu_images(rocm co "${rocm_archs}" rocm_images_cpp
-                  ${WICK_HIPCC} ${WICK_GPU_KERNEL_FLAGS} -ffp-contract=off --genco ${offload} -x hip)
+  wick_gpu_images(rocm co "${rocm_archs}" rocm_images_cpp ${rocm_cc} ${rocm_kernel_flags} ${offload} -x hip)
   add_library(wick-rocm SHARED ${WICK_GPU_HOST_SOURCES} ${rocm_images_cpp})
   wick_gpu_module(wick-rocm)
   target_compile_definitions(wick-rocm PRIVATE WICK_VENDOR_HIP __HIP_PLATFORM_AMD__)
+  target_include_directories(wick-rocm SYSTEM PRIVATE ${WICK_HIP_INCLUDE_DIR})
   target_link_libraries(wick-rocm PRIVATE ${WICK_AMDHIP64})
-  message(STATUS "wick: ROCm backend for ${rocm_archs}")
+  message(STATUS "wick: ROCm backend for ${rocm_archs} (${WICK_ROCM_TOOLCHAIN})")
 endif()

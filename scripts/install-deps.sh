@@ -9,14 +9,16 @@
 #                  python3-pip (also fetches the test models: scripts/fetch-test-data.sh)
 #                  clang libclang-rt-dev (libFuzzer + ASan runtimes; clang only
 #                  recommends them)
-#   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP; optional: a
-#                  release without them only loses the ROCm compile check)
+#   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP), clang-19 lld-19
+#                  clang-tools-19 (the clang toolchain for gfx942, gfx1100, gfx1151; its
+#                  device libraries come from scripts/fetch-rocm-device-libs.sh). Optional:
+#                  a release without them only loses the ROCm compile checks
 #   python:        numpy gguf (the GGUF reference in tests/python)
 set -euo pipefail
 
 core=(build-essential cmake ninja-build ccache pkg-config libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev python3-pip clang libclang-rt-dev)
-rocm=(hipcc libamdhip64-dev rocm-device-libs)
+rocm=(hipcc libamdhip64-dev rocm-device-libs clang-19 lld-19 clang-tools-19)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing() { local p out=(); for p in "$@"; do installed "$p" || out+=("$p"); done; echo "${out[@]}"; }

@@ -2,9 +2,12 @@
 # Builds and runs every test: the Release build (tests and benchmarks) under ctest,
 # then wick used as a dependency (tests/consumer/run.sh: that build installed to a
 # prefix, a program built against it through find_package, pkg-config and
-# add_subdirectory), then the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan,
-# zero reports), then compile-and-link checks of the GPU backends for each toolchain
-# present (nvcc: WICK_CUDA=ON, hipcc: WICK_ROCM=ON; no GPU is needed, none is used).
+# add_subdirectory), the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), then
+# compile-and-link checks of the GPU backends for each toolchain present (nvcc:
+# WICK_CUDA=ON; hipcc: libwick-rocm.so for its four targets; clang-19: libwick-rocm.so
+# alone for gfx90a, gfx942, gfx1030, gfx1100 and gfx1151 with the device libraries of
+# scripts/fetch-rocm-device-libs.sh; the ROCm builds warning-free, -DWICK_WERROR=ON).
+# No GPU is needed, none is used.
 # Between them, the libFuzzer targets of the file parsers (scripts/fuzz.sh, clang) run
 # for a bounded time each.
 #   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1, WICK_SKIP_FUZZ=1,
@@ -39,13 +42,28 @@ if [ "${WICK_SKIP_FUZZ:-0}" != 1 ]; then
 fi
 
 if [ "${WICK_SKIP_GPU_BUILDS:-0}" != 1 ]; then
-  gpu_build() {  # name, cmake option
-    step "$1 compile check ($2)"
-    cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -D"$2"=ON -DWICK_BUILD_TESTS=OFF \
-      -DWICK_BUILD_BENCH=OFF "${launcher[@]}"
-    cmake --build "build-$1" -j "$jobs"
+  gpu_build() {  # name, build target ("all" for everything), cmake options...
+    local name=$1 target=$2
+    shift 2
+    step "$name compile check ($*)"
+    cmake -S . -B "build-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=OFF \
+      -DWICK_BUILD_BENCH=OFF "${launcher[@]}" "$@"
+    cmake --build "build-$name" -j "$jobs" --target "$target"
   }
-  if command -v nvcc >/dev/null; then gpu_build cuda WICK_CUDA; else step "nvcc not on PATH: CUDA compile check skipped"; fi
-  if command -v hipcc >/dev/null; then gpu_build rocm WICK_ROCM; else step "hipcc not found: ROCm compile check skipped"; fi
+  if command -v nvcc >/dev/null; then gpu_build cuda all -DWICK_CUDA=ON; else step "nvcc not on PATH: CUDA compile check skipped"; fi
+  if command -v hipcc >/dev/null; then
+    gpu_build rocm all -DWICK_ROCM=ON -DWICK_ROCM_TOOLCHAIN=hipcc -DWICK_ROCM_ARCHS="gfx906;gfx908;gfx90a;gfx1030" \
+      -DWICK_WERROR=ON
+  else
+    step "hipcc not found: ROCm (hipcc) compile check skipped"
+  fi
+  if command -v clang++-19 >/dev/null && [ -f /usr/include/hip/hip_runtime.h ]; then
+    step "device libraries for clang-19 (Debian 13's rocm-device-libs-17)"
+    libs=$(bash scripts/fetch-rocm-device-libs.sh "$PWD/build-rocm-clang/device-libs")
+    gpu_build rocm-clang wick-rocm -DWICK_ROCM=ON -DWICK_ROCM_TOOLCHAIN=clang -DWICK_ROCM_CLANG=clang++-19 \
+      -DWICK_ROCM_DEVICE_LIBS="$libs" -DWICK_ROCM_ARCHS="gfx90a;gfx942;gfx1030;gfx1100;gfx1151" -DWICK_WERROR=ON
+  else
+    step "clang++-19 or the HIP headers not found: ROCm (clang) compile check skipped"
+  fi
 fi
 step "all tests passed"

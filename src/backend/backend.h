@@ -200,7 +200,9 @@ inline StoragePtr BackendDevice::quantize(GgmlType t, const BackendStorage&, con
 
 // What a loadable GPU backend (libwick-cuda.so, libwick-rocm.so) exports through
 // `extern "C" wick::GpuBackend* wick_gpu_backend_create(std::string* why_not)`
-// (returns null and fills why_not when it cannot serve: no driver, no device...).
+// (returns null and fills why_not when it cannot serve: no driver, no device, no
+// code object for the GPU's target...; when it serves some GPUs and skips others,
+// why_not names those skipped and why).
 class GpuBackend {
  public:
   virtual ~GpuBackend() = default;

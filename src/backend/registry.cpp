@@ -97,7 +97,7 @@ LoadedBackend load_one(const std::string& name) {
   }
   b.loaded = true;
   b.backend = gb;
-  b.detail = path;
+  b.detail = why.empty() ? path : fmt::format("{}; skipped {}", path, why);
   return b;
 }
 

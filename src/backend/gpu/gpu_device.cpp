@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
+#include "backend/gpu/arch_support.h"
 #include "backend/gpu/gpu_storage.h"
 #include "wick/error.h"
 
@@ -278,24 +278,12 @@ DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v) {
 // ---- the loadable backend ---------------------------------------------------------------------
 namespace {
 
-bool arch_supported(const gpuDeviceProp_t& p, std::string* why) {
-  std::string archs = compiled_archs();
-  std::string arch = gpu_arch_name(p);
+// Empty when the embedded images serve the device, else why not (arch_support.h).
+std::string missing_target(const gpuDeviceProp_t& p) {
 #if defined(WICK_VENDOR_HIP)
-  std::stringstream ss(archs);
-  for (std::string a; std::getline(ss, a, ';');)
-    if (a == arch) return true;
-  *why = fmt::format("no code object for {} (built for {})", arch, archs);
-  return false;
+  return rocm_missing_target(rocm_target(p.gcnArchName), compiled_archs());
 #else
-  // SASS for sm_XY runs on sm_XZ (Z >= Y); PTX of the highest arch JIT-compiles for newer GPUs.
-  int cc = p.major * 10 + p.minor, lowest = 1000;
-  std::stringstream ss(archs);
-  for (std::string a; std::getline(ss, a, ';');)
-    if (!a.empty()) lowest = std::min(lowest, std::atoi(a.c_str()));
-  if (cc >= lowest) return true;
-  *why = fmt::format("no code object for {} (built for sm {})", arch, archs);
-  return false;
+  return cuda_missing_target(p.major * 10 + p.minor, compiled_archs());
 #endif
 }
 
@@ -362,8 +350,7 @@ extern "C" __attribute__((visibility("default"))) wick::GpuBackend* wick_gpu_bac
       (void)gpuGetLastError();
       continue;
     }
-    std::string w;
-    if (!arch_supported(p, &w)) {
+    if (const std::string w = missing_target(p); !w.empty()) {
       why += (why.empty() ? "" : "; ") + fmt::format("device {} ({}): {}", i, p.name, w);
       continue;
     }
@@ -383,6 +370,7 @@ extern "C" __attribute__((visibility("default"))) wick::GpuBackend* wick_gpu_bac
     if (why_not) *why_not = why.empty() ? "no usable device" : why;
     return nullptr;
   }
+  if (why_not) *why_not = why;  // the devices skipped beside those served
   g_backend = new GpuBackendImpl(std::move(infos), std::move(hw));
   return g_backend;
 }

@@ -14,8 +14,6 @@ const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_pt
 
 std::string kname(std::string_view op, DType dt) { return fmt::format("{}_{}", op, dtype_name(dt)); }
 
-unsigned wave_size(const GpuDevice& dev) {
-  return dev.props().wave_size > 0 ? unsigned(dev.props().wave_size) : 32u;
-}
+unsigned wave_size(const GpuDevice& dev) { return unsigned(dev.props().wave_size); }
 
 }  // namespace wick::gpu

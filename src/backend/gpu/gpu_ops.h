@@ -20,7 +20,8 @@ const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_pt
 // Kernel name "{op}_{dtype}".
 std::string kname(std::string_view op, DType dt);
 
-// The device's wave size (32 when unknown).
+// The device's wave size: the runtime's warpSize (32 on NVIDIA and RDNA, 64 on
+// CDNA), which every launch plan involving waves takes (launch_plan.h).
 unsigned wave_size(const GpuDevice& dev);
 
 // One strided-batched row-major GEMM: for p < batch,

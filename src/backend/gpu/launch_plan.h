@@ -1,13 +1,19 @@
 // Launch plans: the geometry a kernel is written for and the host code that
 // launches it must agree on (tile shapes, items per thread, block bounds). Read
-// by the host compiler, nvcc and hipcc alike; constants only, no device code.
-// Measured reasons for the numbers: docs/PERFORMANCE.md.
+// by the host compiler, nvcc and hipcc alike; no device code. A plan that involves
+// waves is a function of the device's wave size (32 lanes on NVIDIA and RDNA, 64 on
+// CDNA), never of a literal 32 or 64, so tests/test_gpu_plans.cpp evaluates it for
+// both on the CPU. Measured reasons for the numbers: docs/PERFORMANCE.md.
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
 namespace wick::gpu::plan {
+
+// The wave sizes a device may have; every block the host launches is whole waves of
+// either (a multiple of kWideWave).
+inline constexpr unsigned kNarrowWave = 32, kWideWave = 64;
 
 // Bytes one thread moves per vector access (a 128-bit load or store): the work
 // item of the vectorized kernels, which the host counts when it sizes their grids.
@@ -48,10 +54,16 @@ namespace sort {
 // Pairs one block sorts in shared memory: kLocal * (8-byte key + 4-byte index)
 // is the 48 KiB every device gives a block.
 inline constexpr size_t kLocal = 4096;
-// argsort_reg: pairs each thread holds in registers (kRegBits position bits),
-// and the smallest padded row it takes (a block of one 32-lane wave).
+// argsort_reg: pairs each thread holds in registers (kRegBits position bits).
 inline constexpr uint32_t kRegBits = 4, kRegItems = 1u << kRegBits;
-inline constexpr size_t kRegMin = 32 * kRegItems;
+// The smallest padded row argsort_reg takes: a block of one wave.
+constexpr size_t reg_min(unsigned wave) { return size_t(wave) * kRegItems; }
+// Threads of an argsort_local block over chunks of `chunk` pairs: one a
+// compare-exchange (chunk / 2), at least one wave, at most kMaxBlock.
+constexpr unsigned local_threads(unsigned wave, size_t chunk) {
+  const size_t t = chunk / 2;
+  return unsigned(t < wave ? wave : t > size_t(kMaxBlock) ? size_t(kMaxBlock) : t);
+}
 }  // namespace sort
 
 // im2col (kernels/conv.cu): a thread writes this many consecutive pixels of one
@@ -70,6 +82,47 @@ inline constexpr int kRowItemsPerThread = 4;
 // registers, so a row of up to kMaxBlock * kRowCache columns is read once.
 namespace nn {
 inline constexpr int kRowCache = 32;
+static_assert(kRowCache >= 8, "a row of 8 * block columns must fit the register cache");
+// Threads of the block of a row of `cols` columns: the smallest power-of-two
+// multiple of the wave with at most 8 columns a thread, at most kMaxBlock. Whole
+// waves, and at most `wave` of them (the block reduction combines the waves'
+// results in one wave: kernels/nn.cu).
+constexpr unsigned row_block(unsigned wave, size_t cols) {
+  size_t b = wave;
+  while (b < size_t(kMaxBlock) && b * 8 < cols) b <<= 1;
+  return unsigned(b);
 }
+}  // namespace nn
+
+// The REDUCE kernel (kernels/reduce.cu): blocks of kBlock threads, `tpr` threads
+// cooperating on one output (1, a power of two up to the wave, or kBlock).
+namespace reduce {
+inline constexpr unsigned kBlock = 256;
+// How an output's reduced elements lie: one contiguous run (the last dims of a
+// contiguous tensor), strided with the kept innermost dim of unit stride (a sum
+// over dim 0 of a matrix: neighbouring outputs read neighbouring elements), or
+// anything else.
+enum class Shape { ContiguousRun, UnitStrideKept, Strided };
+// tpr for `outputs` outputs of `elems` elements each on a device with `sms`
+// multiprocessors:
+//  - a contiguous run: a wave per output for short runs, and for runs of 1024 and
+//    more when there are many outputs (at least 64 per multiprocessor: several rows
+//    a block, no block reduction; measured on the H200, [16384, 16384] f32: sum /
+//    max / argmax 4.34 / 4.48 / 4.34 TB/s against 4.11 / 4.38 / 3.67 with a block
+//    per row, docs/PERFORMANCE.md), else the whole block;
+//  - unit-stride kept dims and at least 4096 outputs: one thread per output;
+//  - anything else: a wave (fewer lanes for fewer elements).
+constexpr size_t threads_per_output(unsigned wave, size_t sms, Shape shape, size_t elems, size_t outputs) {
+  size_t pow2 = 1;
+  while (pow2 < elems && pow2 < wave) pow2 <<= 1;  // min(wave, elems rounded up to a power of two)
+  if (shape == Shape::ContiguousRun && elems >= 1024) return outputs >= 64 * (sms ? sms : 1) ? wave : kBlock;
+  if (shape == Shape::UnitStrideKept && outputs >= 4096) return 1;
+  return pow2;
+}
+}  // namespace reduce
+
+static_assert(kMaxBlock % kWideWave == 0 && reduce::kBlock % kWideWave == 0 &&
+                  gemm::kThreads % kWideWave == 0 && transpose::kTile * transpose::kRows % kWideWave == 0,
+              "fixed blocks are whole waves of 32 and of 64 lanes");
 
 }  // namespace wick::gpu::plan

@@ -1,8 +1,8 @@
 // Entry points of the fused nn ops (kernels/nn.cu): softmax / log-softmax over the
 // last dim, rms_norm, layer_norm (one block per row), rope in its three layouts.
 //
-// Row block size: the smallest power of two >= cols / 8, at least one wave and at
-// most plan::kMaxBlock threads; every row of up to kMaxBlock * plan::nn::kRowCache
+// Row block size: plan::nn::row_block (whole waves, 8 columns a thread up to
+// plan::kMaxBlock threads); every row of up to kMaxBlock * plan::nn::kRowCache
 // columns then stays in registers between its reduction and its output pass.
 #include <fmt/format.h>
 
@@ -16,12 +16,7 @@ namespace wick::gpu {
 
 namespace {
 
-unsigned row_block(const GpuDevice& dev, size_t cols) {
-  size_t b = wave_size(dev);
-  static_assert(plan::nn::kRowCache >= 8, "a row of 8 * block columns must fit the register cache");
-  while (b < size_t(plan::kMaxBlock) && b * 8 < cols) b <<= 1;
-  return unsigned(b);
-}
+unsigned row_block(const GpuDevice& dev, size_t cols) { return plan::nn::row_block(wave_size(dev), cols); }
 
 unsigned row_grid(size_t rows) { return unsigned(std::min<size_t>(rows, size_t(1) << 20)); }
 

@@ -11,7 +11,7 @@
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
 //                weight row is read once per launch): the mmvqs kernels for Q4_0,
 //                Q8_0, Q4_K and Q6_K (split, permuted activations; one wave per
-//                weight row), the generic mmvq kernels (row_threads() per row) for
+//                weight row), the generic mmvq kernels (four waves per row) for
 //                every other type or a weight not 4-byte aligned (16 for Q4_K).
 //   DequantGemm  the weight dequantized to x's dtype (f32 for f64) in a scratch
 //                buffer, then the device GEMM (gemm() of gpu_ops.h) with it transposed.
@@ -70,11 +70,6 @@ std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void
   return out;
 }
 
-// Threads sharing one weight row in the mat-vec: four waves, as ggml's mmvq gives a
-// single row at batch 1 (several waves keep enough loads in flight when the
-// weight has few rows).
-unsigned row_threads(const GpuDevice& dev) { return std::min(4 * wave_size(dev), kQuantBlock); }
-
 // x (m, k) of x's dtype as a kernel dtype: the storage itself or an f32 copy.
 const void* x_data(const GpuStorage& xs, const Layout& x_l, std::shared_ptr<BackendStorage>& keep) {
   if (xs.dtype() != DType::F64) return xs.at(x_l.start_offset());
@@ -121,37 +116,24 @@ int arch_major(const GpuDevice& dev) {
 
 // mmvqw (batch 1, one launch; the default where it applies): teams of 32 lanes
 // streaming rows as rounds of the plan's columns (k a multiple of them; rows whole
-// 16-byte words). Blocks of 16 teams, one per multiprocessor, or 8 / 4 teams (two /
-// four per multiprocessor) where the shared memory (qplan::wide_shared_bytes: the
-// quantized x and each team's tiles) exceeds what a block may take.
-struct WidePlan {
-  unsigned threads = 0, blocks = 0;
-  size_t shmem = 0;
-};
-
+// 16-byte words), in blocks of qplan::wide_launch (the quantized x and each team's
+// tiles in shared memory).
 bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k, size_t k_pad,
-               WidePlan& p) {
+               qplan::WideLaunch& p) {
   const qplan::WideShape shape = qplan::wide_shape(int(t));
   if (shape.round_cols == 0) return false;
   const size_t cols = size_t(shape.round_cols), tile = size_t(shape.tile_rounds) * ggml_row_size(t, cols);
   if (reinterpret_cast<uintptr_t>(w) % 16 != 0 || ggml_row_size(t, k) % 16 != 0 || k % cols != 0 ||
       n > size_t(INT32_MAX) || k > size_t(INT32_MAX))
     return false;
-  const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
-  for (unsigned threads = qplan::kWideThreads; threads >= 128; threads /= 2) {
-    const size_t shmem = qplan::wide_shared_bytes(k_pad, threads, tile, shape.stages);
-    if (shmem <= std::max(dev.props().shared_per_block, GpuDevice::kSharedDefault)) {
-      p.threads = threads;
-      p.blocks = unsigned(sms * (qplan::kWideThreads / threads));
-      p.shmem = shmem;
-      return true;
-    }
-  }
-  return false;
+  p = qplan::wide_launch(wave_size(dev), size_t(std::max(dev.props().multiprocessors, 0)),
+                         std::max(dev.props().shared_per_block, GpuDevice::kSharedDefault), k_pad, tile,
+                         shape.stages);
+  return p.threads > 0;
 }
 
 std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
-                                        const void* x, DType xd, size_t k_pad, const WidePlan& p) {
+                                        const void* x, DType xd, size_t k_pad, const qplan::WideLaunch& p) {
   static const auto names = [] {
     std::array<std::array<std::string, 3>, 32> nm;
     const DType dts[] = {DType::F32, DType::F16, DType::BF16};
@@ -190,7 +172,7 @@ std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8
   auto out = gpu_alloc(dev, m * n, DType::F32);
   int ni = int(n), ki = int(k);
   size_t w_row = ggml_row_size(t, k);
-  const unsigned rows_per_block = kQuantBlock / wave_size(dev);
+  const unsigned rows_per_block = qplan::mmvqs_rows_per_block(wave_size(dev));
   const dim3 grid(unsigned((n + rows_per_block - 1) / rows_per_block));
   for (size_t r0 = 0; r0 < m; r0 += kQMatVecMaxBatch) {
     const size_t b = std::min(kQMatVecMaxBatch, m - r0);
@@ -213,7 +195,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   size_t k_pad = (k + kRowPadding - 1) / kRowPadding * kRowPadding;
   size_t w_row = ggml_row_size(t, k);
   std::shared_ptr<GpuStorage> out;
-  WidePlan wide;
+  qplan::WideLaunch wide;
   if (m == 1 && plan_wide(dev, t, w, n, k, k_pad, wide)) {
     out = matvec_wide(dev, t, w, n, k, x, xd, k_pad, wide);
   } else if (use_split_kernel(t, w)) {
@@ -228,8 +210,8 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
                  dim3(kQuantBlock), args);
     }
     out = gpu_alloc(dev, m * n, DType::F32);
-    int ni = int(n), ki = int(k), rt = int(row_threads(dev));
-    const unsigned rows_per_block = kQuantBlock / unsigned(rt);
+    int ni = int(n), ki = int(k), rt = int(qplan::mmvq_row_threads(wave_size(dev)));
+    const unsigned rows_per_block = qplan::mmvq_rows_per_block(wave_size(dev));
     const dim3 grid(unsigned((n + rows_per_block - 1) / rows_per_block));
     for (size_t r0 = 0; r0 < m; r0 += kQMatVecMaxBatch) {
       const size_t b = std::min(kQMatVecMaxBatch, m - r0);

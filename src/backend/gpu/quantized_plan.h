@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "backend/common/hd.h"
+#include "backend/gpu/launch_plan.h"
 #include "base/ggml_blocks.h"
 
 namespace wick::gpu::qplan {
@@ -17,6 +18,16 @@ using namespace ::wick::quant::type_id;
 // Threads of a block of the Q8_1 quantizers and of the mmvq / mmvqs mat-vecs: a
 // multiple of every wave size (32, 64).
 inline constexpr unsigned kQuantBlock = 256;
+static_assert(kQuantBlock % plan::kWideWave == 0, "Q8_1 / mat-vec blocks are whole waves");
+// mmvq: threads sharing one weight row, four waves (as ggml's mmvq gives a single
+// row at batch 1: several waves keep enough loads in flight when the weight has
+// few rows), at most the block; the rows a block takes.
+WICK_HD constexpr unsigned mmvq_row_threads(unsigned wave) {
+  return 4 * wave < kQuantBlock ? 4 * wave : kQuantBlock;
+}
+WICK_HD constexpr unsigned mmvq_rows_per_block(unsigned wave) { return kQuantBlock / mmvq_row_threads(wave); }
+// mmvqs: one wave a weight row; the rows a block takes.
+WICK_HD constexpr unsigned mmvqs_rows_per_block(unsigned wave) { return kQuantBlock / wave; }
 // Quantized activation rows are padded to a multiple of this many columns (ggml's
 // MATRIX_ROW_PADDING), the padding quantizing zeros: every 32-column group is whole,
 // and whole waves (a column or 8 columns a lane) fall in or out of a row.
@@ -47,6 +58,8 @@ WICK_HD constexpr size_t split_align(int type) { return type == kQ4_K ? 16 : 4; 
 // multiprocessor: the kernel's launch bounds).
 inline constexpr unsigned kWideThreads = 512;
 inline constexpr int kTeam = 32;
+static_assert(plan::kWideWave % kTeam == 0 && kTeam % plan::kNarrowWave == 0,
+              "a team is a wave of 32 lanes or half a wave of 64");
 // A team keeps kTeamRows finished rows' lane sums (kTeam floats each) before it
 // writes them, and at most kTeamBarriers mbarriers (one a stage).
 inline constexpr int kTeamRows = 8, kTeamBarriers = 8;
@@ -78,6 +91,28 @@ WICK_HD constexpr WideShape wide_shape(int type) {
 // each team's slots (finished rows, barriers).
 WICK_HD constexpr size_t wide_shared_bytes(size_t k_pad, unsigned threads, size_t tile_bytes, int stages) {
   return k_pad + k_pad / 32 * kWideDsBytes + threads / kTeam * (size_t(stages) * tile_bytes + kTeamSlotBytes);
+}
+// The smallest mmvqw block: 4 teams.
+inline constexpr unsigned kWideMinThreads = 4 * kTeam;
+// An mmvqw launch: `blocks` blocks of `threads` threads with `shmem` bytes of
+// dynamic shared memory; threads == 0 where no block fits.
+struct WideLaunch {
+  unsigned threads = 0, blocks = 0;
+  size_t shmem = 0;
+};
+// Blocks of kWideThreads threads (16 teams), one a multiprocessor, or of half / a
+// quarter of that (two / four a multiprocessor) where the shared memory a block may
+// take (`shared_per_block` bytes) is less than the larger block needs. A block is
+// whole waves, each wave whole teams (one team a wave of 32, two a wave of 64).
+WICK_HD constexpr WideLaunch wide_launch(unsigned wave, size_t multiprocessors, size_t shared_per_block,
+                                         size_t k_pad, size_t tile_bytes, int stages) {
+  for (unsigned threads = kWideThreads; threads >= kWideMinThreads && threads >= wave; threads /= 2) {
+    const size_t shmem = wide_shared_bytes(k_pad, threads, tile_bytes, stages);
+    if (shmem <= shared_per_block)
+      return WideLaunch{threads, unsigned((multiprocessors ? multiprocessors : 1) * (kWideThreads / threads)),
+                        shmem};
+  }
+  return WideLaunch{};
 }
 
 }  // namespace wick::gpu::qplan

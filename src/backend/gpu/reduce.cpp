@@ -2,15 +2,10 @@
 // set of dims, and cumsum (kernels/reduce.cu).
 //
 // The input's kept dims and reduced dims are collapsed separately; each output
-// reduces its reduced positions with `tpr` cooperating threads:
-//  - a contiguous reduced run (the last dims of a contiguous tensor): a wave per
-//    output for short runs and for runs of 1024 and more when there are many
-//    outputs, else a 256-thread block, reading 16-byte vectors
-//    (kernels/reduce.cu: scan_vec);
-//  - a strided reduction whose kept innermost dim has unit stride (a sum over dim
-//    0 of a matrix): one thread per output, neighbouring threads reading
-//    neighbouring elements;
-//  - anything else: a wave per output.
+// reduces its reduced positions with `tpr` cooperating threads
+// (plan::reduce::threads_per_output): a wave or a block per contiguous reduced run,
+// read as 16-byte vectors (kernels/reduce.cu: scan_vec); one thread per output where
+// the kept innermost dim has unit stride; else a wave per output.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,28 +13,6 @@
 #include "backend/gpu/gpu_ops.h"
 
 namespace wick::gpu {
-
-namespace {
-
-constexpr unsigned kReduceBlock = 256;
-
-size_t pow2_ceil(size_t v) {
-  size_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
-// Threads per output for contiguous rows of 1024 and more. Many rows (at least
-// 64 per multiprocessor): one wave per row, several rows per block, no block
-// reduction (measured on the H200, [16384, 16384] f32: sum / max / argmax 4.34 /
-// 4.48 / 4.34 TB/s against 4.11 / 4.38 / 3.67 with a block per row; see
-// docs/PERFORMANCE.md). Fewer rows: the whole block per row.
-size_t long_row_tpr(const GpuDevice& dev, unsigned wave, size_t n_out) {
-  const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
-  return n_out >= 64 * sms ? wave : kReduceBlock;
-}
-
-}  // namespace
 
 StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<size_t>& dims) const {
   std::vector<bool> is_red(l.rank(), false);
@@ -66,16 +39,12 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
     r.dims = {1};
     r.strides[0] = {1};
   }
-  const unsigned wave = wave_size(dev_);
-  const bool contig = r.dims.size() == 1 && r.strides[0][0] == 1;
-  size_t tpr;
-  if (contig) {
-    tpr = e >= 1024 ? long_row_tpr(dev_, wave, n_out) : std::min<size_t>(wave, pow2_ceil(e));
-  } else if (!k.dims.empty() && k.strides[0].back() == 1 && n_out >= 4096) {
-    tpr = 1;
-  } else {
-    tpr = std::min<size_t>(wave, pow2_ceil(e));
-  }
+  using plan::reduce::Shape;
+  const Shape shape = r.dims.size() == 1 && r.strides[0][0] == 1    ? Shape::ContiguousRun
+                      : !k.dims.empty() && k.strides[0].back() == 1 ? Shape::UnitStrideKept
+                                                                    : Shape::Strided;
+  size_t tpr = plan::reduce::threads_per_output(
+      wave_size(dev_), size_t(std::max(dev_.props().multiprocessors, 0)), shape, e, n_out);
   std::vector<size_t> info = k.info();
   const std::vector<size_t> r_info = r.info();
   info.insert(info.end(), r_info.begin(), r_info.end());
@@ -85,10 +54,10 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
   const void* x = at(l.start_offset());
   void* o = out->raw();
   void* args[] = {&n_out, &e, &nk, &nr, &info_ptr, &x, &o, &tpr};
-  const size_t rpb = kReduceBlock / tpr;
+  const size_t rpb = plan::reduce::kBlock / tpr;
   const size_t blocks = std::min<size_t>((n_out + rpb - 1) / rpb, size_t(1) << 20);
-  dev_.launch(kname(reduce_op_name(op), dtype_), Module::Reduce, dim3(unsigned(blocks)), dim3(kReduceBlock),
-              args);
+  dev_.launch(kname(reduce_op_name(op), dtype_), Module::Reduce, dim3(unsigned(blocks)),
+              dim3(plan::reduce::kBlock), args);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // Entry point of the SORT family: argsort of the last dim (kernels/sort.cu).
 // A row of up to plan::sort::kLocal (4096) elements is sorted in one launch, in
-// shared memory: with 32-bit keys and rows padded to at least kRegMin by
-// argsort_reg (kRegItems pairs per thread in registers), otherwise by
+// shared memory: with 32-bit keys and rows padded to at least plan::sort::reg_min
+// (a block of one wave) by argsort_reg (kRegItems pairs per thread in registers), otherwise by
 // argsort_local. Longer rows go through a global-memory bitonic merge
 // (log2(P)^2 / 2 step launches at most, P the row length rounded up to a power
 // of two) with shared-memory passes for the steps that stay inside a
@@ -22,14 +22,15 @@ StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   size_t n = l.rank() ? l.dims().back() : 1, rows = total / n;
   size_t P = 1;
   while (P < n) P <<= 1;
-  using plan::sort::kLocal, plan::sort::kRegItems, plan::sort::kRegMin;
+  using plan::sort::kLocal, plan::sort::kRegItems;
+  const unsigned wave = wave_size(dev_);
   size_t L = std::min(P, kLocal);
   const size_t ksize = dtype_size(dtype_) == 8 ? 8 : 4;
   const size_t shmem = L * (ksize + 4);
-  const unsigned threads = unsigned(std::clamp<size_t>(L / 2, 32, size_t(plan::kMaxBlock)));
+  const unsigned threads = plan::sort::local_threads(wave, L);
   size_t asc = ascending ? 1 : 0;
   const void* x = at(l.start_offset());
-  if (ksize == 4 && P >= kRegMin && P <= kLocal) {
+  if (ksize == 4 && P >= plan::sort::reg_min(wave) && P <= kLocal) {
     size_t log_p = 0;
     while ((size_t(1) << log_p) < P) ++log_p;
     void* o = out->raw();

@@ -102,15 +102,16 @@ __device__ __forceinline__ void wick_wave_sync() {
 }
 // Four-way int8 dot product plus an accumulator: c + sum_i a.byte[i] * b.byte[i]
 // (bytes signed). NVIDIA: dp4a (sm_61+). AMD: v_dot4_i32_i8 through the sdot4
-// builtin where the target has it (gfx906/908/90a/942, RDNA2), sudot4 on RDNA3/4,
-// else a portable byte loop.
+// builtin where the target has it (gfx906/908/90a/942, RDNA2), sudot4 on RDNA3,
+// RDNA3.5 (gfx1150/1151) and RDNA4, else a portable byte loop.
 __device__ __forceinline__ int wick_dp4a(int a, int b, int c) {
 #if !defined(WICK_VENDOR_HIP)
   return __dp4a(a, b, c);
 #elif defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx942__) || \
     defined(__gfx1030__)
   return __builtin_amdgcn_sdot4(a, b, c, false);
-#elif defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1200__) || defined(__gfx1201__)
+#elif defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || defined(__gfx1103__) || \
+    defined(__gfx1150__) || defined(__gfx1151__) || defined(__gfx1200__) || defined(__gfx1201__)
   return __builtin_amdgcn_sudot4(true, a, true, b, c, false);
 #else
 #pragma unroll
