@@ -51,8 +51,12 @@ void bind_quant(nb::module_& m) {
       "split a block.")
       .def_static(
           "quantize",
-          [](const Tensor& src, nb::handle type) { return QTensor::quantize(src, to_ggml_type(type)); },
-          "src"_a, "type"_a, nb::call_guard<nb::gil_scoped_release>(),
+          [](const Tensor& src, nb::handle type) {
+            GgmlType t = to_ggml_type(type);
+            nb::gil_scoped_release unlocked;
+            return QTensor::quantize(src, t);
+          },
+          "src"_a, "type"_a,
           "Quantizes a float tensor (ggml's reference quantizers) on its device.")
       .def_static(
           "from_bytes",

@@ -298,8 +298,13 @@ void bind_core(nb::module_& m) {
   m.def(
       "memory_stats", [](nb::handle d) { return memory_stats(to_device(d)); }, nb::arg("device"));
   m.def(
-      "synchronize", [](nb::handle d) { synchronize(to_device(d)); }, nb::arg("device"),
-      nb::call_guard<nb::gil_scoped_release>(), "Waits until the work queued on the device is done.");
+      "synchronize",
+      [](nb::handle d) {
+        Device dev = to_device(d);
+        nb::gil_scoped_release unlocked;
+        synchronize(dev);
+      },
+      nb::arg("device"), "Waits until the work queued on the device is done.");
   m.def(
       "native_stream", [](nb::handle d) { return reinterpret_cast<uintptr_t>(native_stream(to_device(d))); },
       nb::arg("device"),
