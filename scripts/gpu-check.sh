@@ -18,17 +18,23 @@
 #          in the folder the tests were built to read (WICK_TEST_DATA_DIR of the build),
 #          given here as WICK_GPU_DATA, and the Python package gguf (the GPU machine has
 #          no registry: install its wheel first).
+#   python: the Python package's tests (tests/python_api, pytest) with their tensors on
+#          gpu:0 (--device gpu:0), PyTorch's CUDA tensors through DLPack included; the
+#          package is <build>/python-package (CMake target _wick, -DWICK_PYTHON=ON: this
+#          script adds it to its own build when python3 has nanobind; otherwise build it
+#          elsewhere against a Python 3.12 and carry it). The SmolLM2 tests read
+#          WICK_GPU_DATA as the model part does.
 # Output in $OUT, at most 8 files: summary.txt (the digest), the Markdown reports
 # (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md) and gpu-check.tgz,
 # which holds every log and benchmark JSON.
 #
-# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model (default all)
+# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model python (default all)
 #   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
 #                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
 #     executables (test_*, wick_bench, wick or bin/wick) built for sm_90 elsewhere (strip them to
-#     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
-#     load here, else the script builds.
+#     carry them; add libbenchmark.so.1* when the machine lacks it), and python-package/ for
+#     the python part; used when they load here, else the script builds.
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
 set -uo pipefail
 MODE=${1:-all}
@@ -74,10 +80,13 @@ if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_backend" --gtest_list_tests 
   log "using prebuilt binaries in $P"
 else
   log "configure + build"
+  py=(-DWICK_PYTHON=OFF)
+  pyt=()
+  if python3 -c "import nanobind" 2>/dev/null; then py=(-DWICK_PYTHON=ON) pyt=(_wick); fi
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
-    -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+    -DWICK_BUILD_BENCH=ON "${py[@]}" >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
   ninja -C "$B" -j16 wick wick-cuda wick_cli wick_bench test_gpu_backend test_gpu_elementwise test_gpu_ops \
-    test_gpu_quant test_parity test_model test_model_attention test_model_smollm >>"$OUT/build.log" 2>&1 ||
+    test_gpu_quant test_parity test_model test_model_attention test_model_smollm "${pyt[@]}" >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
 fi
@@ -193,6 +202,31 @@ if want model; then
   else
     log "no $smol: SmolLM2 checks not run"
     rc=1
+  fi
+fi
+
+# ---- the Python package ----------------------------------------------------------------
+if want python; then
+  pkg="$B/python-package"
+  log "Python package on gpu:0: pytest tests/python_api --device gpu:0 ($pkg)"
+  if [ ! -f "$pkg/wick/__init__.py" ]; then
+    log "no $pkg: build the target _wick with -DWICK_PYTHON=ON (Python 3.12) and carry it"
+    rc=1
+  elif ! python3 -c "import pytest, numpy" 2>/dev/null; then
+    log "python3 cannot import pytest and numpy: Python tests not run"
+    rc=1
+  else
+    D=${WICK_GPU_DATA:-$B/test-data}
+    sel=(--test-data "$D")
+    if [ ! -f "$D/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+      log "no SmolLM2 in $D: its tests left out (-m 'not smollm')"
+      sel+=(-m "not smollm")
+      rc=1
+    fi
+    PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1 timeout 400 python3 -m pytest \
+      -p no:cacheprovider -rs tests/python_api --device gpu:0 "${sel[@]}" >"$OUT/pytest-gpu.log" 2>&1 || rc=1
+    grep -E "^wick .* from |^(FAILED|ERROR) |^SKIPPED|[0-9]+ (passed|failed)" "$OUT/pytest-gpu.log" | tail -40 |
+      tee -a "$S"
   fi
 fi
 

@@ -56,8 +56,7 @@ void bind_quant(nb::module_& m) {
             nb::gil_scoped_release unlocked;
             return QTensor::quantize(src, t);
           },
-          "src"_a, "type"_a,
-          "Quantizes a float tensor (ggml's reference quantizers) on its device.")
+          "src"_a, "type"_a, "Quantizes a float tensor (ggml's reference quantizers) on its device.")
       .def_static(
           "from_bytes",
           [](nb::handle type, nb::handle shape, nb::bytes data, nb::handle device) {

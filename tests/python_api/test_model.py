@@ -14,6 +14,8 @@ PROMPT = "The capital of France is"
 PROMPT_IDS = [504, 3575, 282, 4649, 314]
 
 
+# The tests of SmolLM2 (marked smollm) read the files of scripts/fetch-test-data.sh:
+# `-m "not smollm"` leaves them out where those files cannot be had.
 @pytest.fixture(scope="module")
 def smollm(test_data, device):
     path = test_data / "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -21,6 +23,7 @@ def smollm(test_data, device):
     return wick.Model.load(str(path), device=device, ctx=256)
 
 
+@pytest.mark.smollm
 def test_info_is_the_files_hyperparameters(smollm, device):
     i = smollm.info
     assert (i.arch, i.n_vocab, i.n_embd, i.n_layer, i.n_head, i.n_head_kv, i.head_dim, i.n_ff) == \
@@ -29,11 +32,13 @@ def test_info_is_the_files_hyperparameters(smollm, device):
     assert smollm.has_tokenizer and smollm.tokenizer.vocab_size == 49152
 
 
+@pytest.mark.smollm
 def test_tokenize_as_llama_cpp(smollm):
     assert smollm.tokenize(PROMPT) == PROMPT_IDS
     assert smollm.tokenizer.decode(PROMPT_IDS) == PROMPT
 
 
+@pytest.mark.smollm
 def test_next_token_is_paris(smollm, device):
     smollm.reset()
     logits = smollm.forward(PROMPT_IDS)
@@ -48,6 +53,7 @@ def test_next_token_is_paris(smollm, device):
     np.testing.assert_allclose(to_np(every[-1]), to_np(logits[0]), rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.smollm
 def test_greedy_generation_with_a_callback(smollm):
     smollm.reset()
     seen = []
@@ -63,6 +69,7 @@ def test_greedy_generation_with_a_callback(smollm):
     assert len(stopped.tokens) == 1  # returning False stops after the first token
 
 
+@pytest.mark.smollm
 def test_callback_errors_propagate(smollm):
     smollm.reset()
 
@@ -73,6 +80,7 @@ def test_callback_errors_propagate(smollm):
         smollm.generate(PROMPT_IDS, n_predict=3, temp=0, callback=boom)
 
 
+@pytest.mark.smollm
 def test_prompt_too_long_is_an_error(smollm):
     smollm.reset()
     with pytest.raises(wick.Error) as info:
