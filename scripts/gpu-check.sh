@@ -224,7 +224,7 @@ if want python; then
       rc=1
     fi
     PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1 timeout 400 python3 -m pytest \
-      -p no:cacheprovider -rs tests/python_api --device gpu:0 "${sel[@]}" >"$OUT/pytest-gpu.log" 2>&1 || rc=1
+      -p no:cacheprovider -rfEs tests/python_api --device gpu:0 "${sel[@]}" >"$OUT/pytest-gpu.log" 2>&1 || rc=1
     grep -E "^wick .* from |^(FAILED|ERROR) |^SKIPPED|[0-9]+ (passed|failed)" "$OUT/pytest-gpu.log" | tail -40 |
       tee -a "$S"
   fi
