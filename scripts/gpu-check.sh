@@ -23,11 +23,17 @@
 #          cpu`), WICK_CPU_THREADS threads on both sides (default 16), WICK_CPU_CASES (a
 #          regex: only those cases) if set; needs only libwick.so, wick_bench and wick
 #          (no GPU). Its tables are Markdown, ready to paste (cpu_compare.md).
+#   python: the Python package's tests (tests/python_api, pytest) with their tensors on
+#          gpu:0 (--device gpu:0), PyTorch's CUDA tensors through DLPack included; the
+#          package is <build>/python-package (CMake target _wick, -DWICK_PYTHON=ON: this
+#          script adds it to its own build when python3 has nanobind; otherwise build it
+#          elsewhere against a Python 3.12 and carry it). The SmolLM2 tests read
+#          WICK_GPU_DATA as the model part does.
 # Output in $OUT, at most 8 files: summary.txt (the digest), the Markdown reports
 # (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md, cpu_compare.md) and gpu-check.tgz,
 # which holds every log and benchmark JSON.
 #
-# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model cpu (default all)
+# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model cpu python (default all)
 #   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
 #                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
@@ -41,6 +47,7 @@
 #     ocl-icd-libopencl1), e.g.
 #       mkdir -p P/lib && for l in libdnnl.so.2 libsleef.so.3 libhwy.so.1 libOpenCL.so.1; do
 #         cp -L /usr/lib/x86_64-linux-gnu/$l P/lib/; done
+#     The python part needs python-package/ in <dir> (or nanobind here to build it).
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
 set -uo pipefail
 MODE=${1:-all}
@@ -93,7 +100,7 @@ if [ -n "$P" ] && [ -d "$P/lib" ]; then
   export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 # The parts that need the GPU backend (all but cpu).
-gpu_parts() { want test bench ops quant model; }
+gpu_parts() { want test bench ops quant model python; }
 prebuilt_loads() {
   if gpu_parts; then
     LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$P/test_gpu_backend" --gtest_list_tests >/dev/null 2>&1 &&
@@ -113,11 +120,14 @@ else
       ldd "$P/libwick.so" "$P/wick_bench" 2>&1 | grep "not found" | sort -u | awk '{print $1}' | tr '\n' ' ')"
   fi
   log "configure + build"
+  py=(-DWICK_PYTHON=OFF)
+  pyt=()
+  if python3 -c "import nanobind" 2>/dev/null; then py=(-DWICK_PYTHON=ON) pyt=(_wick); fi
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
-    -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+    -DWICK_BUILD_BENCH=ON "${py[@]}" >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
   targets=(wick wick_cli wick_bench)
   gpu_parts && targets+=(wick-cuda test_gpu_backend test_gpu_elementwise test_gpu_ops test_gpu_quant test_parity
-    test_model test_model_attention test_model_smollm)
+    test_model test_model_attention test_model_smollm "${pyt[@]}")
   ninja -C "$B" -j16 "${targets[@]}" >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
@@ -245,6 +255,31 @@ if want cpu; then
   PYTHONUNBUFFERED=1 timeout 540 python3 bench/cpu_compare.py --build "$B" --wick "$W" --threads "$T" ${WICK_CPU_CASES:+--cases "$WICK_CPU_CASES"} \
     --out-md "$OUT/cpu_compare.md" --out-json "$OUT/cpu_compare.json" >"$OUT/cpu_compare.log" 2>&1 || rc=1
   grep -E "^CPU:|^\||not met|failed" "$OUT/cpu_compare.log" | tee -a "$S"
+fi
+
+# ---- the Python package ----------------------------------------------------------------
+if want python; then
+  pkg="$B/python-package"
+  log "Python package on gpu:0: pytest tests/python_api --device gpu:0 ($pkg)"
+  if [ ! -f "$pkg/wick/__init__.py" ]; then
+    log "no $pkg: build the target _wick with -DWICK_PYTHON=ON (Python 3.12) and carry it"
+    rc=1
+  elif ! python3 -c "import pytest, numpy" 2>/dev/null; then
+    log "python3 cannot import pytest and numpy: Python tests not run"
+    rc=1
+  else
+    D=${WICK_GPU_DATA:-$B/test-data}
+    sel=(--test-data "$D")
+    if [ ! -f "$D/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+      log "no SmolLM2 in $D: its tests left out (-m 'not smollm')"
+      sel+=(-m "not smollm")
+      rc=1
+    fi
+    PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1 timeout 400 python3 -m pytest \
+      -p no:cacheprovider -rfEs tests/python_api --device gpu:0 "${sel[@]}" >"$OUT/pytest-gpu.log" 2>&1 || rc=1
+    grep -E "^wick .* from |^(FAILED|ERROR) |^SKIPPED|[0-9]+ (passed|failed)" "$OUT/pytest-gpu.log" | tail -40 |
+      tee -a "$S"
+  fi
 fi
 
 # ---- memcheck (last: the slowest part, and the one a time limit can best cut short) ----

@@ -645,6 +645,42 @@ TEST(Upsample, BilinearRandomEveryFloatDtype) {
   }
 }
 
+TEST(Upsample, BilinearHonoursScaleFactors) {
+  // PyTorch interpolate(size 3 -> scale_factor 2.5): output floor(3 * 2.5) = 7 columns, and the
+  // source scale is 1 / 2.5 = 0.4 (not 3 / 7).
+  Tensor x = make({0, 10, 20}, {1, 1, 1, 3}, DType::F64);
+  Tensor y = x.upsample_bilinear2d(1, 7, false, std::nullopt, 2.5);
+  Values want;
+  for (size_t i = 0; i < 7; ++i) {
+    double src = std::max(0.4 * (double(i) + 0.5) - 0.5, 0.0);
+    size_t i0 = std::min<size_t>(size_t(src), 2), i1 = std::min<size_t>(i0 + 1, 2);
+    double l1 = src - double(i0);
+    want.push_back((1 - l1) * 10.0 * double(i0) + l1 * 10.0 * double(i1));
+  }
+  EXPECT_NEAR(want[6], 20.0, 1e-12);  // src 2.1 clamps to the last pixel
+  EXPECT_NEAR(want[1], 1.0, 1e-12);   // src 0.1
+  expect_close(y, want, Values(7, 1e-12), "scale_w 2.5");
+  // Without the scale, in / out = 3 / 7 steps the sources: another result.
+  EXPECT_GT(std::fabs(x.upsample_bilinear2d(1, 7).to_f64_vector()[1] - want[1]), 0.1);
+  // scale_h on rows: 2 rows -> 3 with scale 1.5 steps by 1 / 1.5
+  Tensor c = make({0, 30}, {1, 1, 2, 1}, DType::F64);
+  Values wc;
+  for (size_t i = 0; i < 3; ++i) {
+    double src = std::max((double(i) + 0.5) / 1.5 - 0.5, 0.0);
+    size_t i0 = std::min<size_t>(size_t(src), 1), i1 = std::min<size_t>(i0 + 1, 1);
+    wc.push_back((1 - (src - double(i0))) * 30.0 * double(i0) + (src - double(i0)) * 30.0 * double(i1));
+  }
+  expect_close(c.upsample_bilinear2d(3, 1, false, 1.5), wc, Values(3, 1e-12), "scale_h 1.5");
+}
+
+TEST(Upsample, BilinearScaleFactorsMustBePositive) {
+  Tensor x = Tensor::zeros({1, 1, 2, 2});
+  expect_error([&] { (void)x.upsample_bilinear2d(4, 4, false, 0.0); }, ErrorKind::InvalidArgument,
+               "[upsample_bilinear2d] input [1,1,2,2] f32: scale_h 0 must be finite and positive");
+  expect_error([&] { (void)x.upsample_bilinear2d(4, 4, false, 2.0, -1.0); }, ErrorKind::InvalidArgument,
+               "scale_w -1 must be finite and positive");
+}
+
 TEST(Upsample, BilinearIntegerRoundsHalfAwayFromZero) {
   // 2 -> 4 columns of [0, 10]: 0, 2.5, 7.5, 10 -> 0, 3, 8, 10
   Tensor x = make({0, 10}, {1, 1, 1, 2}, DType::U8);

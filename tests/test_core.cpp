@@ -263,8 +263,10 @@ TEST(Creation, FromVectorToVectorEveryDtype) {
   EXPECT_EQ(Tensor::from_vector(std::vector<float>{4}, Shape{}).item(), 4.0);
 }
 
-TEST(Creation, StrDescribesTheTensor) {
-  EXPECT_EQ(Tensor::zeros({2, 3}, DType::BF16).str(), "Tensor[2,3] bf16 cpu");
+TEST(Creation, StrPrintsTheValues) {
+  // PyTorch prints torch.zeros(2, 3, dtype=torch.bfloat16) the same way (dtype named as wick names it).
+  EXPECT_EQ(Tensor::zeros({2, 3}, DType::BF16).str(),
+            "tensor([[0., 0., 0.],\n        [0., 0., 0.]], dtype=bf16)");
 }
 
 TEST(Creation, ToDeviceOnTheCpuIsTheSameTensor) {

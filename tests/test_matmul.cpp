@@ -282,17 +282,32 @@ TEST(MatmulErrors, InnerDimsDiffer) {
       ErrorKind::ShapeMismatch, "[matmul] lhs [2,3] f32 rhs [4,5] f32: inner dims differ");
 }
 
-TEST(MatmulErrors, RankBelowTwo) {
+TEST(MatmulErrors, RankZeroOperand) {
   expect_error(
       [] {
-        Tensor::zeros({3}).matmul(Tensor::zeros({3, 2}));
+        Tensor::zeros({}).matmul(Tensor::zeros({3, 2}));
       },
-      ErrorKind::ShapeMismatch, "[matmul] lhs [3] f32 rhs [3,2] f32: both operands need rank >= 2");
+      ErrorKind::ShapeMismatch, "[matmul] lhs [] f32 rhs [3,2] f32: both operands need rank >= 1");
   expect_error(
       [] {
-        Tensor::zeros({2, 3}).matmul(Tensor::zeros({3}));
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({}));
       },
-      ErrorKind::ShapeMismatch, "rank >= 2");
+      ErrorKind::ShapeMismatch, "rank >= 1");
+}
+
+TEST(MatmulErrors, VectorInnerDimsDiffer) {
+  expect_error(
+      [] {
+        Tensor::zeros({3}).matmul(Tensor::zeros({4, 2}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [3] f32 rhs [4,2] f32: inner dims differ");
+  expect_error(
+      [] {
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({4}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [2,3] f32 rhs [4] f32: inner dims differ");
+  expect_error([] { Tensor::zeros({3}).matmul(Tensor::zeros({4})); }, ErrorKind::ShapeMismatch,
+               "[matmul] lhs [3] f32 rhs [4] f32: inner dims differ");
 }
 
 TEST(MatmulErrors, BatchDimsDoNotBroadcast) {

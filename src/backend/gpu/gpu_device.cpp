@@ -245,6 +245,10 @@ StoragePtr GpuDevice::from_host(const void* data, size_t n, DType dtype) {
   return s;
 }
 
+StoragePtr GpuDevice::wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) {
+  return std::make_shared<GpuStorage>(*this, ptr, n, dtype, std::move(deleter));
+}
+
 namespace {
 StoragePtr launch_rand(GpuDevice& dev, const char* kind, size_t n, DType dtype, double a, double b,
                        uint64_t seed, uint64_t offset) {

@@ -120,11 +120,13 @@ class GpuDevice final : public BackendDevice {
   StoragePtr alloc(size_t n, DType dtype) override;
   StoragePtr zeros(size_t n, DType dtype) override;
   StoragePtr from_host(const void* data, size_t n, DType dtype) override;
+  StoragePtr wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) override;
   StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                           uint64_t offset) override;
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override;
+  void* native_stream() override { return stream_; }
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
   MemoryStats memory_stats() const override;
