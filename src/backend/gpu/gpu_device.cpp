@@ -12,6 +12,7 @@
 
 #include "backend/gpu/arch_support.h"
 #include "backend/gpu/gpu_storage.h"
+#include "base/checked.h"
 #include "wick/error.h"
 
 namespace wick::gpu {
@@ -139,10 +140,12 @@ size_t ModuleStore::load_count(Module m) const {
 // ---- caching allocator -------------------------------------------------------------------
 size_t CachingAllocator::size_class(size_t bytes) {
   if (bytes <= 512) return 512;
-  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k
+  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k; 0 when the rounded
+  // size does not fit in 2^63-1 (no device has such a block)
   size_t k = 63 - size_t(__builtin_clzll(bytes));
   size_t step = size_t(1) << (k - 2);
-  return (bytes + step - 1) / step * step;
+  size_t padded = 0;
+  return add_fits(bytes, step - 1, padded) ? padded / step * step : 0;
 }
 
 size_t CachingAllocator::class_index(size_t cls) {
@@ -159,6 +162,11 @@ CachingAllocator::~CachingAllocator() {
 void* CachingAllocator::allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t cls = size_class(bytes);
+  if (cls == 0) {
+    throw_error(ErrorKind::OutOfMemory, "gpu",
+                fmt::format("out of memory allocating {} bytes on device {}: no block can be that large",
+                            bytes, ordinal_));
+  }
   std::vector<void*>& list = free_[class_index(cls)];
   std::lock_guard<std::mutex> lock(mu_);
   void* p = nullptr;
@@ -304,6 +312,10 @@ StoragePtr GpuDevice::from_host(const void* data, size_t n, DType dtype) {
   return s;
 }
 
+StoragePtr GpuDevice::wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) {
+  return std::make_shared<GpuStorage>(*this, ptr, n, dtype, std::move(deleter));
+}
+
 namespace {
 StoragePtr launch_rand(GpuDevice& dev, bool normal_dist, size_t n, DType dtype, double a, double b,
                        uint64_t seed, uint64_t offset) {
@@ -447,6 +459,16 @@ extern "C" __attribute__((visibility("default"))) long wick_gpu_module_load_coun
   GpuDevice* d = g_backend->existing(ordinal);
   if (!d) return -1;
   return long(d->modules().load_count(Module(module)));
+}
+
+// Observability for tests (looked up with dlsym): how many convolutions the
+// vendor DNN library ran on local device `ordinal`; -1 when that device was never
+// opened, -2 in a build without a DNN library, -4 when the library did not load.
+extern "C" __attribute__((visibility("default"))) long wick_gpu_dnn_convolutions(int ordinal) {
+  using namespace wick::gpu;
+  GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
+  if (!d) return -1;
+  return dnn_convolutions(*d);
 }
 
 // A test hook (looked up with dlsym) for the launch-failure path: launches kernel
