@@ -27,7 +27,7 @@ nb::object to_python(const GgufValue& v) {
           return nb::str(x.data(), x.size());
         } else if constexpr (std::is_same_v<T, GgufArray>) {
           nb::list l;
-          for (const GgufValue& item : x.items) l.append(to_python(item));
+          for (size_t i = 0; i < x.size(); ++i) l.append(to_python(x[i]));
           return l;
         } else if constexpr (std::is_floating_point_v<T>) {
           return nb::float_(double(x));
@@ -64,16 +64,17 @@ GgufValue from_python(nb::handle h, const std::string& key) {
     if (dt == "bool") return GgufValue(nb::cast<bool>(item));
   }
   if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
-    GgufArray a;
-    for (nb::handle x : nb::iter(h)) a.items.push_back(from_python(x, key));
-    if (!a.items.empty()) a.elem_type = a.items.front().type();
-    for (const GgufValue& x : a.items) {
-      if (x.type() != a.elem_type) {
+    std::vector<GgufValue> items;
+    for (nb::handle x : nb::iter(h)) items.push_back(from_python(x, key));
+    const GgufType elem = items.empty() ? GgufType::U8 : items.front().type();
+    for (const GgufValue& x : items) {
+      if (x.type() != elem) {
         fail(ErrorKind::InvalidArgument, "gguf",
-             "metadata '" + key + "': an array holds " + std::string(gguf_type_name(a.elem_type)) + " and " +
+             "metadata '" + key + "': an array holds " + std::string(gguf_type_name(elem)) + " and " +
                  std::string(gguf_type_name(x.type())) + " items");
       }
     }
+    GgufArray a(elem, items);
     return GgufValue(std::move(a));
   }
   fail(ErrorKind::InvalidArgument, "gguf",
