@@ -31,12 +31,14 @@ def time_op(fn, repeat, trials=7, warm_s=0.0, min_s=0.0):
 
 def wick_results(path):
     """Seconds per op of each wick_bench case in a Google Benchmark JSON, by its first two
-    name parts ("BM_X/capture/min_time:.../manual_time" -> "BM_X/capture"); real_time is in ms."""
+    name parts ("BM_X/capture/min_time:.../manual_time" -> "BM_X/capture"); real_time is in the
+    case's time_unit."""
     with open(path) as f:
         data = json.load(f)
     res = {}
     for b in data["benchmarks"]:
         if b.get("error_occurred"):
             continue
-        res["/".join(b["name"].split("/")[:2])] = b["real_time"] / 1e3
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ms")]
+        res["/".join(b["name"].split("/")[:2])] = b["real_time"] * scale
     return res

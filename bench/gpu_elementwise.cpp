@@ -93,6 +93,41 @@ void BM_GpuTransposeCopy(benchmark::State& state, DType dt) {
   run_case(state, double(dtype_size(dt)) * 2.0 * kSide * kSide, [&] { return x.t().copy(); });
 }
 
+// The host time of one small eager op: kEager ops on 16 f32 elements between two
+// synchronizations, so the GPU waits on the host and the time per op is the host's
+// (the tensor front end, the backend, the launch). bench/torch_compare.py times
+// PyTorch's ops the same way.
+constexpr int kEager = 1000;
+enum class EagerOp { Add, Exp, Sum, RmsNorm };
+void BM_GpuEagerOp(benchmark::State& state, EagerOp which) {
+  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  const Device gpu = Device::gpu(0);
+  Tensor x = input(DType::F32, -1, 1, 13, Shape{16}), y = input(DType::F32, -1, 1, 14, Shape{16});
+  Tensor w = input(DType::F32, 0.5, 1.5, 15, Shape{16});
+  auto op = [&] {
+    switch (which) {
+      case EagerOp::Add:
+        return x.add(y);
+      case EagerOp::Exp:
+        return x.exp();
+      case EagerOp::Sum:
+        return x.sum({0});
+      case EagerOp::RmsNorm:
+        return nn::rms_norm(x, w, 1e-5f);
+    }
+    return x;
+  };
+  Tensor out = op();
+  synchronize(gpu);
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kEager; ++i) out = op();
+    synchronize(gpu);
+    auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / kEager);
+  }
+}
+
 #define WICK_GPU_BENCH(fn, ...) \
   BENCHMARK_CAPTURE(fn, __VA_ARGS__)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3)
 
@@ -110,6 +145,22 @@ WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
 WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuTransposeCopy, f32, DType::F32);
+BENCHMARK_CAPTURE(BM_GpuEagerOp, add, EagerOp::Add)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.3);
+BENCHMARK_CAPTURE(BM_GpuEagerOp, exp, EagerOp::Exp)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.3);
+BENCHMARK_CAPTURE(BM_GpuEagerOp, sum, EagerOp::Sum)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.3);
+BENCHMARK_CAPTURE(BM_GpuEagerOp, rms_norm, EagerOp::RmsNorm)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(0.3);
 
 }  // namespace
 }  // namespace wick

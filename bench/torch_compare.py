@@ -45,6 +45,21 @@ def cases():
     return out
 
 
+def eager_cases():
+    """The host time of one small op (bench/gpu_elementwise.cpp's BM_GpuEagerOp): 16 f32
+    elements, so the GPU waits on the host."""
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(1)
+    x = torch.rand(16, device=dev, generator=g) * 2 - 1
+    y = torch.rand(16, device=dev, generator=g) * 2 - 1
+    w = torch.rand(16, device=dev, generator=g) + 0.5
+    return {
+        "BM_GpuEagerOp/add": lambda: x + y,
+        "BM_GpuEagerOp/exp": lambda: torch.exp(x),
+        "BM_GpuEagerOp/sum": lambda: x.sum(0),
+        "BM_GpuEagerOp/rms_norm": lambda: torch.nn.functional.rms_norm(x, (16,), w, 1e-5),
+    }
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -76,6 +91,15 @@ def main():
     ]
     for name, w_bw, t_bw in rows:
         lines.append(f"| {name} | {w_bw:.3f} | {t_bw:.3f} | {w_bw / t_bw:.2f} | {w_bw / ceiling:.1%} |")
+    eager = [(n, fn) for n, fn in eager_cases().items() if not args.cases or re.search(args.cases, n)]
+    if eager:
+        lines += ["", "Host time of one small eager op (16 f32 elements, 1000 back to back, microseconds):", "",
+                  "| case | wick us | torch us | wick / torch (time) |", "| --- | ---: | ---: | ---: |"]
+        for name, fn in eager:
+            t_torch = time_op(fn, 1000, trials=7)
+            t_wick = wick.get(name)
+            w_us = t_wick * 1e6 if t_wick else float("nan")
+            lines.append(f"| {name} | {w_us:.2f} | {t_torch * 1e6:.2f} | {w_us / (t_torch * 1e6):.2f} |")
     text = "\n".join(lines)
     print(text)
     if args.out:

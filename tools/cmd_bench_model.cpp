@@ -1,7 +1,8 @@
 // `wick bench-model MODEL`: llama-bench's two figures. pp: the tokens per second of
 // one prefill of n_prompt tokens; tg: of n_gen decode steps of one token each, the
 // logits read back after each (as generation does). Every repetition starts from an
-// empty cache; random token ids (a fixed seed); one warm-up run of each first.
+// empty cache, or with `depth` random tokens of context prefilled first (not timed);
+// random token ids (a fixed seed); one warm-up run of each first.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -44,7 +45,7 @@ double seconds_since(clock::time_point t0) {
 int cmd_bench_model(const BenchModelOptions& o) {
   if (o.reps < 1) throw_error(ErrorKind::InvalidArgument, "bench-model", "-r must be at least 1");
   const Device dev = model_device(o.device);
-  Model m = load_model(o.model, dev, std::max<size_t>({o.n_prompt, o.n_gen, 1}));
+  Model m = load_model(o.model, dev, o.depth + std::max<size_t>({o.n_prompt, o.n_gen, 1}));
   const ModelInfo& i = m.info();
   std::mt19937 rng(1234);
   auto random_tokens = [&](size_t n) {
@@ -52,15 +53,24 @@ int cmd_bench_model(const BenchModelOptions& o) {
     for (int32_t& id : ids) id = int32_t(rng() % i.n_vocab);
     return ids;
   };
-  auto prefill = [&] {
+  // An empty cache, then `depth` tokens of context in prefills of at most 512.
+  auto start = [&] {
     m.reset();
+    for (size_t done = 0; done < o.depth;) {
+      const size_t n = std::min<size_t>(512, o.depth - done);
+      (void)m.forward(random_tokens(n)).to_vector<float>();
+      done += n;
+    }
+  };
+  auto prefill = [&] {
+    start();
     const auto ids = random_tokens(o.n_prompt);
     const auto t0 = clock::now();
     (void)m.forward(ids).to_vector<float>();
     return double(o.n_prompt) / seconds_since(t0);
   };
   auto decode = [&] {
-    m.reset();
+    start();
     int32_t id = random_tokens(1)[0];
     const auto t0 = clock::now();
     for (size_t k = 0; k < o.n_gen; ++k) {
@@ -71,14 +81,15 @@ int cmd_bench_model(const BenchModelOptions& o) {
   };
 
   std::vector<Result> results;
+  const std::string at = o.depth > 0 ? fmt::format(" @ d{}", o.depth) : std::string();
   if (o.n_prompt > 0) {
-    Result r{fmt::format("pp{}", o.n_prompt), o.n_prompt, 0, {}};
+    Result r{fmt::format("pp{}{}", o.n_prompt, at), o.n_prompt, 0, {}};
     (void)prefill();
     for (int k = 0; k < o.reps; ++k) r.samples.push_back(prefill());
     results.push_back(std::move(r));
   }
   if (o.n_gen > 0) {
-    Result r{fmt::format("tg{}", o.n_gen), 0, o.n_gen, {}};
+    Result r{fmt::format("tg{}{}", o.n_gen, at), 0, o.n_gen, {}};
     (void)decode();
     for (int k = 0; k < o.reps; ++k) r.samples.push_back(decode());
     results.push_back(std::move(r));
@@ -100,6 +111,7 @@ int cmd_bench_model(const BenchModelOptions& o) {
                      {"test", r.test},
                      {"n_prompt", r.n_prompt},
                      {"n_gen", r.n_gen},
+                     {"n_depth", o.depth},
                      {"repetitions", r.samples.size()},
                      {"avg_ts", r.mean()},
                      {"stddev_ts", r.stddev()},

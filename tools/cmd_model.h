@@ -27,11 +27,13 @@ struct BenchModelOptions {
   std::string device;  // empty: the first GPU, else the CPU
   size_t n_prompt = 512;
   size_t n_gen = 128;
+  size_t depth = 0;  // tokens already in the cache when a test starts (llama-bench's -d)
   int reps = 5;
   bool json = false;
 };
 // llama-bench's figures: prefill tokens/s of n_prompt tokens (pp) and decode tokens/s
-// of n_gen tokens (tg), mean and standard deviation over the repetitions.
+// of n_gen tokens (tg), mean and standard deviation over the repetitions; with a depth,
+// each test starts with that many tokens of context already in the cache (not timed).
 int cmd_bench_model(const BenchModelOptions& o);
 
 // The device a model command runs on: `name` parsed, or the first GPU, else the CPU.

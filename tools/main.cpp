@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
   bmd->add_option("--n-prompt,-p", bm.n_prompt, "prompt tokens of the prefill test (0: skip)")
       ->capture_default_str();
   bmd->add_option("--n-gen,-n", bm.n_gen, "tokens of the decode test (0: skip)")->capture_default_str();
+  bmd->add_option("--depth", bm.depth, "tokens already in the cache when each test starts (llama-bench's -d)")
+      ->capture_default_str();
   bmd->add_option("--device,-d", bm.device, "device (cpu, gpu, gpu:N); default the first GPU, else the CPU");
   bmd->add_option("--repetitions,-r", bm.reps, "repetitions of each test")
       ->check(CLI::PositiveNumber)
