@@ -47,7 +47,7 @@ for src in "$root"/src/base/*.cpp "$root"/src/backend/registry.cpp "$root"/src/b
   if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}" || exit 1; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p" || exit 1; done
-libs=(-lfmt -lopenblas -lz -ldl)
+libs=(-lfmt -lopenblas -ldnnl -lhwy -lsleef -lz -ldl)
 
 # Seed corpora: tiny valid files of each format (plus the oracle's files when gguf-py is there);
 # fuzz_roundtrip (read, write with every writer, read back) starts from all of them.

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -146,6 +147,8 @@ class BackendStorage {
   virtual BackendDevice& backend_device() const = 0;
   // Copies `count` elements starting at element `offset` to host memory (synchronizes).
   virtual void copy_to_host(void* dst, size_t offset, size_t count) const = 0;
+  // The address of element 0 (a device pointer on a GPU); null when nothing is allocated.
+  virtual void* base_ptr() const = 0;
 
   WICK_STORAGE_OPS(WICK_STORAGE_PURE_VIRTUAL)
 };
@@ -158,6 +161,10 @@ class BackendDevice {
   virtual StoragePtr alloc(size_t n, DType dtype) = 0;  // uninitialised
   virtual StoragePtr zeros(size_t n, DType dtype) = 0;
   virtual StoragePtr from_host(const void* data, size_t n, DType dtype) = 0;
+  // Storage over n elements of external memory at ptr (this device's memory, aligned to
+  // the element size) without a copy. The caching allocator never sees it: when the
+  // storage goes, deleter(ptr) is called if set, after the device's queued work is done.
+  virtual StoragePtr wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) = 0;
   // Counter-based (Philox-4x32-10) streams: element i of a call draws from counter
   // (i, offset); the same (seed, offset) gives the same numbers on every device.
   virtual StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
@@ -165,6 +172,8 @@ class BackendDevice {
   virtual StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                                  uint64_t offset) = 0;
   virtual void synchronize() = 0;
+  // The runtime stream this device's work is queued on; null where there is none (the CPU).
+  virtual void* native_stream() { return nullptr; }
   virtual DeviceInfo info() const = 0;
   virtual MemoryStats memory_stats() const = 0;
 

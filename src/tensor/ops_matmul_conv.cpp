@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -154,10 +155,24 @@ Tensor Tensor::matmul(const Tensor& rhs) const {
   front::check_defined(op, *this, "lhs");
   front::check_defined(op, rhs, "rhs");
   front::check_same_device(op, *this, rhs);
-  if (rank() < 2 || rhs.rank() < 2) {
+  if (rank() == 0 || rhs.rank() == 0) {
     throw_error(ErrorKind::ShapeMismatch, op,
-                fmt::format("lhs {} rhs {}: both operands need rank >= 2", describe(*this), describe(rhs)));
+                fmt::format("lhs {} rhs {}: both operands need rank >= 1", describe(*this), describe(rhs)));
   }
+  // NumPy's 1-D rules: a row (1, k) on the left, a column (k, 1) on the right, the
+  // added dim dropped from the result.
+  if (rank() == 1 || rhs.rank() == 1) {
+    size_t rk = rhs.rank() == 1 ? rhs.dims()[0] : rhs.dims()[rhs.rank() - 2];
+    if (dims().back() != rk) {
+      throw_error(ErrorKind::ShapeMismatch, op,
+                  fmt::format("lhs {} rhs {}: inner dims differ", describe(*this), describe(rhs)));
+    }
+  }
+  if (rank() == 1) {
+    Tensor out = unsqueeze(0).matmul(rhs);
+    return out.squeeze(rhs.rank() == 1 ? -1 : -2);
+  }
+  if (rhs.rank() == 1) return matmul(rhs.unsqueeze(1)).squeeze(-1);
   front::check_same_dtype(op, *this, rhs);
   front::check_dtype_in(op, *this, kMatmulDTypes, "lhs");
   size_t m = dims()[rank() - 2], k = dims()[rank() - 1], n = rhs.dims()[rhs.rank() - 1];
@@ -357,13 +372,21 @@ Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const {
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
-Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners) const {
+Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners,
+                                   std::optional<double> scale_h, std::optional<double> scale_w) const {
   const char* op = "upsample_bilinear2d";
   check_upsample(op, *this, 4, "(B, C, H, W)", {out_h, out_w});
+  for (const auto& [s, what] : {std::pair{scale_h, "scale_h"}, std::pair{scale_w, "scale_w"}}) {
+    if (s && !(std::isfinite(*s) && *s > 0)) {
+      throw_error(ErrorKind::InvalidArgument, op,
+                  fmt::format("input {}: {} {} must be finite and positive", describe(*this), what, *s));
+    }
+  }
   Shape out_shape{dims()[0], dims()[1], out_h, out_w};
   if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   BilinearParams p;
   p.out_h = out_h, p.out_w = out_w, p.align_corners = align_corners;
+  p.scale_h = scale_h, p.scale_w = scale_w;
   auto s = front::storage_of(*this).upsample_bilinear2d(layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }

@@ -46,11 +46,19 @@ void check_eps(const char* op, float eps) {
   }
 }
 
-Tensor softmax(const Tensor& x, bool log, const char* op) {
+Tensor softmax_impl(const Tensor& x, bool log, const char* op) {
   check_float_input(op, x);
   Tensor c = x.contiguous();
   auto s = front::storage_of(c).softmax_last_dim(c.layout(), log);
   return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+}
+
+// Along dim: the last-dim kernel on the transposed input, transposed back.
+Tensor softmax_dim(const Tensor& x, int64_t dim, bool log, const char* op) {
+  check_float_input(op, x);
+  const size_t d = resolve_dim(dim, x.rank(), op);
+  if (d + 1 == x.rank()) return softmax_impl(x, log, op);
+  return softmax_impl(x.transpose(int64_t(d), -1), log, op).transpose(int64_t(d), -1);
 }
 
 Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
@@ -89,9 +97,13 @@ Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& co
 
 }  // namespace
 
-Tensor nn::softmax_last_dim(const Tensor& x) { return softmax(x, false, "softmax_last_dim"); }
+Tensor nn::softmax_last_dim(const Tensor& x) { return softmax_impl(x, false, "softmax_last_dim"); }
 
-Tensor nn::log_softmax_last_dim(const Tensor& x) { return softmax(x, true, "log_softmax_last_dim"); }
+Tensor nn::log_softmax_last_dim(const Tensor& x) { return softmax_impl(x, true, "log_softmax_last_dim"); }
+
+Tensor nn::softmax(const Tensor& x, int64_t dim) { return softmax_dim(x, dim, false, "softmax"); }
+
+Tensor nn::log_softmax(const Tensor& x, int64_t dim) { return softmax_dim(x, dim, true, "log_softmax"); }
 
 Tensor nn::rms_norm(const Tensor& x, const Tensor& alpha, float eps) {
   const char* op = "rms_norm";

@@ -181,10 +181,6 @@ Tensor Tensor::to_device(Device device) const {
 
 size_t Tensor::dim(int64_t d) const { return dims()[resolve_dim(d, rank(), "dim")]; }
 
-std::string Tensor::str() const {
-  return fmt::format("Tensor{} {} {}", shape().str(), dtype_name(dtype_), device_.str());
-}
-
 // --- views ------------------------------------------------------------------------
 
 Tensor Tensor::narrow(int64_t dim, size_t start, size_t len) const {

@@ -32,6 +32,9 @@ StoragePtr CpuDevice::from_host(const void* data, size_t n, DType dtype) {
   if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
   return s;
 }
+StoragePtr CpuDevice::wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) {
+  return std::make_shared<CpuStorage>(ptr, n, dtype, std::move(deleter));
+}
 StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                                    uint64_t offset) {
   return cpu_rand_uniform(n, dtype, lo, up, seed, offset);
@@ -178,7 +181,19 @@ CpuStorage::CpuStorage(size_t n, DType dtype) : n_(n), dtype_(dtype) {
   capacity_ = rounded;
 }
 
+CpuStorage::CpuStorage(void* data, size_t n, DType dtype, std::function<void(void*)> deleter)
+    : data_(data), n_(n), dtype_(dtype), external_(true), deleter_(std::move(deleter)) {}
+
 CpuStorage::~CpuStorage() {
+  if (external_) {
+    if (deleter_) {
+      try {
+        deleter_(data_);
+      } catch (...) {  // a destructor cannot throw; the deleter's contract is not to
+      }
+    }
+    return;
+  }
   if (data_) HostBlockCache::get().release(data_, capacity_);
 }
 

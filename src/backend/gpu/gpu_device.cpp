@@ -245,6 +245,10 @@ StoragePtr GpuDevice::from_host(const void* data, size_t n, DType dtype) {
   return s;
 }
 
+StoragePtr GpuDevice::wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) {
+  return std::make_shared<GpuStorage>(*this, ptr, n, dtype, std::move(deleter));
+}
+
 namespace {
 StoragePtr launch_rand(GpuDevice& dev, const char* kind, size_t n, DType dtype, double a, double b,
                        uint64_t seed, uint64_t offset) {
@@ -388,6 +392,16 @@ extern "C" __attribute__((visibility("default"))) long wick_gpu_module_load_coun
   GpuDevice* d = g_backend->existing(ordinal);
   if (!d) return -1;
   return long(d->modules().load_count(Module(module)));
+}
+
+// Observability for tests (looked up with dlsym): how many convolutions the
+// vendor DNN library ran on local device `ordinal`; -1 when that device was never
+// opened, -2 in a build without a DNN library, -4 when the library did not load.
+extern "C" __attribute__((visibility("default"))) long wick_gpu_dnn_convolutions(int ordinal) {
+  using namespace wick::gpu;
+  GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
+  if (!d) return -1;
+  return dnn_convolutions(*d);
 }
 
 // A test hook (looked up with dlsym) for the launch-failure path: launches kernel

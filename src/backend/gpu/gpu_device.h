@@ -120,11 +120,13 @@ class GpuDevice final : public BackendDevice {
   StoragePtr alloc(size_t n, DType dtype) override;
   StoragePtr zeros(size_t n, DType dtype) override;
   StoragePtr from_host(const void* data, size_t n, DType dtype) override;
+  StoragePtr wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) override;
   StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                           uint64_t offset) override;
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override;
+  void* native_stream() override { return stream_; }
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
   MemoryStats memory_stats() const override;
@@ -162,6 +164,11 @@ class GpuDevice final : public BackendDevice {
   // workspace (created on first use); null in a build without vendor BLAS.
   void* blas_handle();
   static constexpr size_t kBlasWorkspaceBytes = size_t(32) << 20;
+  // The vendor DNN library on this device (conv.cpp: its handle on this device's
+  // stream and the convolution plans by shape), created on first use; only a build
+  // with a DNN library (WICK_GPU_DNN) creates one.
+  struct DnnState;
+  DnnState& dnn_state();
 
   // The QUANTIZED module's entry points (quantized.cpp).
   StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
@@ -175,6 +182,7 @@ class GpuDevice final : public BackendDevice {
   void* index_error_dev_ = nullptr;   // the same record, device view
   void* blas_handle_ = nullptr;       // gpublasHandle_t
   void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes, kept
+  std::shared_ptr<DnnState> dnn_;
 
   void raise_shared_limit(gpuFunction_t f, const std::string& name);
   std::mutex raised_mu_;
@@ -219,5 +227,9 @@ class DeviceBuffer {
 
 // Queues an upload of `v` to a fresh device buffer (stream-ordered).
 DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v);
+
+// How many convolutions the vendor DNN library ran on `dev` (conv.cpp); -2 in a
+// build without one, -4 when it did not load.
+long dnn_convolutions(GpuDevice& dev);
 
 }  // namespace wick::gpu

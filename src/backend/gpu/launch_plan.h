@@ -121,6 +121,28 @@ constexpr size_t threads_per_output(unsigned wave, size_t sms, Shape shape, size
 }
 }  // namespace reduce
 
+// cumsum along the last dim (kernels/reduce.cu: scan_rows), in blocks of
+// reduce::kBlock threads: each lane scans kItemsPerLane items (16-byte vectors, or
+// elements where the rows are not whole aligned vectors) per chunk of a row.
+namespace scan {
+inline constexpr int kItemsPerLane = 4;
+// Threads a row of `len` elements of `elem_bytes` bytes takes, with `rows` rows on
+// `sms` multiprocessors: the lanes one chunk of vectors covering the row needs,
+// rounded up to a power of two, while a wave holds them (several rows a wave);
+// longer rows a wave each when rows are many (at least 64 a multiprocessor, the
+// contiguous reductions' rule), else the whole block.
+constexpr size_t threads_per_row(unsigned wave, size_t sms, size_t elem_bytes, size_t len, size_t rows) {
+  const size_t per_lane = size_t(kItemsPerLane) * (kVectorBytes / elem_bytes);
+  const size_t lanes = (len + per_lane - 1) / per_lane;
+  if (lanes <= wave) {
+    size_t p = 1;
+    while (p < lanes) p <<= 1;
+    return p;
+  }
+  return rows >= 64 * (sms ? sms : 1) ? wave : reduce::kBlock;
+}
+}  // namespace scan
+
 static_assert(kMaxBlock % kWideWave == 0 && reduce::kBlock % kWideWave == 0 &&
                   gemm::kThreads % kWideWave == 0 && transpose::kTile * transpose::kRows % kWideWave == 0,
               "fixed blocks are whole waves of 32 and of 64 lanes");

@@ -249,10 +249,29 @@ struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
 
-// U vectors of one operand, loaded before any is used (bytes in flight).
-template <class T, int V, int U>
+// The bits of a vector as 32-bit words.
+template <int N>
+struct alignas(4 * N) Words {
+  uint32_t w[N];
+};
+
+// U vectors of one operand, loaded before any is used (bytes in flight). AsWords:
+// vectors of 1- and 2-byte elements are held as 32-bit words and split into
+// elements only where they are used (held as elements, each value takes a register
+// of its own from the load on).
+template <class T, int V, int U, bool AsWords>
 struct VecArr {
-  Vec<T, V> r[U];
+  using Slot = std::conditional_t<AsWords && sizeof(T) < 4 && sizeof(Vec<T, V>) % 4 == 0,
+                                  Words<int(sizeof(Vec<T, V>) / 4)>, Vec<T, V>>;
+  Slot r[U];
+  __device__ __forceinline__ void load(int u, const Vec<T, V>* p) {
+    r[u] = *reinterpret_cast<const Slot*>(p);
+  }
+  __device__ __forceinline__ Vec<T, V> get(int u) const {
+    Vec<T, V> v;
+    __builtin_memcpy(&v, &r[u], sizeof(v));
+    return v;
+  }
 };
 
 template <class... Ts>
@@ -284,19 +303,24 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
     if (aligned16(out) && (aligned16(in) && ...)) {
       const size_t nvec = n / V;
       constexpr int U = plan::elementwise::kVectorsPerThread;
+      // Words for one operand (unary, affine, cast): exp bf16 then takes 50
+      // registers instead of 58 and 10% fewer instructions. Kernels of several
+      // operands keep their elements, and so their register count and occupancy
+      // (where bf16 measured slower at a higher occupancy: docs/PERFORMANCE.md).
+      constexpr bool kWords = K == 1;
       for (size_t v0 = tid; v0 < nvec; v0 += size_t(U) * nthreads) {
-        std::tuple<VecArr<In, V, U>...> regs;
+        std::tuple<VecArr<In, V, U, kWords>...> regs;
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const size_t v = v0 + size_t(u) * nthreads;
-          if (v < nvec) ((std::get<Is>(regs).r[u] = reinterpret_cast<const Vec<In, V>*>(in)[v]), ...);
+          if (v < nvec) (std::get<Is>(regs).load(u, reinterpret_cast<const Vec<In, V>*>(in) + v), ...);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const size_t v = v0 + size_t(u) * nthreads;
           if (v < nvec) {
             Vec<Out, V> o;
-            apply_vec<V>(o, op, std::get<Is>(regs).r[u]...);
+            apply_vec<V>(o, op, std::get<Is>(regs).get(u)...);
             reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
           }
         }

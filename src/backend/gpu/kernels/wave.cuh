@@ -1,6 +1,6 @@
 // Wave (warp) and block reductions written once for any wave size (32 on NVIDIA
 // and RDNA, 64 on CDNA): the width comes from warpSize at run time, shuffles go
-// through vendor.h's wrappers. Values of any trivially copyable type up to 16
+// through vendor.h's wrappers. Values of any trivially copyable type up to 24
 // bytes (reduction states included) move as 32-bit words.
 #pragma once
 
@@ -14,7 +14,7 @@ constexpr int kMaxWaves = 32;
 template <class T>
 __device__ __forceinline__ T shfl_xor_any(T v, int mask) {
   constexpr int kWords = int((sizeof(T) + 3) / 4);
-  static_assert(kWords <= 4, "shfl_xor_any: value too large");
+  static_assert(kWords <= 6, "shfl_xor_any: value too large");
   int w[kWords] = {};
   __builtin_memcpy(w, &v, sizeof(T));
 #pragma unroll
