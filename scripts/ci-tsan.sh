@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The ThreadSanitizer run: the tests that drive wick's threads (the CPU backend's OpenMP
-# loops, the block cache, the per-device RNG state, in-place ops) built with clang and
+# The ThreadSanitizer run: the tests that drive wick's threads (the CPU backend's thread
+# pool and OpenMP loops, the block cache, the per-device RNG state, in-place ops) built with clang and
 # -fsanitize=thread into build-tsan/, any report fatal. OpenMP is LLVM's runtime (libomp)
 # with its Archer tool (libarcher.so, Debian's libomp-dev), which tells TSan about
 # OpenMP's own synchronization, so a report is a race in wick's code. OpenBLAS runs one
@@ -22,7 +22,7 @@ if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=cc
 
 # The tests whose code runs on several threads, and the parity cases (small sizes).
 tests=(test_core test_elementwise test_reduce test_indexing test_sort test_matmul test_conv test_nn test_quant
-       test_cpu_alloc test_aliasing test_sizes test_parity)
+       test_cpu_alloc test_thread_pool test_aliasing test_sizes test_parity)
 
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \

@@ -128,6 +128,53 @@ TEST_F(Writers, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(listing(dir_), (std::vector<std::string>{"a.gguf", "a.npy", "a.npz", "a.safetensors"}));
 }
 
+TEST_F(Writers, GgufWriterStreamsTheBytesGgufSerializeGives) {
+  // Two tensors of different sizes and an alignment of 64: header, padding and data as the
+  // in-memory serializer lays them out.
+  const std::vector<std::pair<std::string, GgufValue>> meta = {{"general.alignment", uint32_t(64)},
+                                                               {"general.architecture", std::string("x")}};
+  const std::vector<GgufTensorData> ts = {
+      GgufTensorData::from_tensor("a", Tensor::from_vector<float>({1, 2, 3}, Shape{3})),
+      GgufTensorData::from_tensor("b", big())};
+  std::vector<GgufWriter::TensorDecl> decls;
+  for (const auto& t : ts) decls.push_back({t.name, t.type, t.ne});
+  {
+    GgufWriter w(p("s.gguf"), meta, decls);
+    EXPECT_FALSE(fs::exists(p("s.gguf")));  // only the temporary until commit()
+    for (const auto& t : ts) w.add(t);
+    w.commit();
+  }
+  EXPECT_EQ(slurp(p("s.gguf")), gguf_serialize(meta, ts));
+  EXPECT_EQ(GgufFile::open(p("s.gguf")).tensor("b").to_vector<float>(), big().to_vector<float>());
+}
+
+TEST_F(Writers, GgufWriterRefusesTensorsOutOfTheirDeclaredOrderOrShape) {
+  const auto a = GgufTensorData::from_tensor("a", Tensor::from_vector<float>({1, 2, 3}, Shape{3}));
+  const auto b = GgufTensorData::from_tensor("b", Tensor::from_vector<float>({1, 2}, Shape{2}));
+  const std::vector<GgufWriter::TensorDecl> decls = {{"a", a.type, a.ne}, {"b", b.type, b.ne}};
+  write_gguf(p("old.gguf"), {}, {});
+  const auto old = slurp(p("old.gguf"));
+  {
+    GgufWriter w(p("old.gguf"), {}, decls);
+    expect_error([&] { w.add(b); }, ErrorKind::InvalidArgument,
+                 "'b' of type f32 is not the next declared one, 'a'");
+    GgufTensorData short_a = a;
+    short_a.bytes.pop_back();
+    expect_error([&] { w.add(short_a); }, ErrorKind::InvalidArgument, "do not match 11 data bytes");
+    w.add(a);
+    expect_error([&] { w.commit(); }, ErrorKind::InvalidArgument,
+                 "1 of 2 declared tensors were written; the next is 'b'");
+  }
+  // Destroyed without a commit: the old file stays, no temporary is left.
+  EXPECT_EQ(slurp(p("old.gguf")), old);
+  EXPECT_EQ(listing(dir_), (std::vector<std::string>{"old.gguf"}));
+  expect_error(
+      [&] {
+        GgufWriter(p("x.gguf"), {}, {{"a", 0, {3}}, {"a", 0, {3}}});
+      },
+      ErrorKind::InvalidArgument, "duplicate tensor name 'a'");
+}
+
 TEST_F(Writers, ReplacingKeepsPermissionsAndFollowsSymlinks) {
   write_npy(p("x.npy"), big());
   fs::permissions(p("x.npy"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);

@@ -214,7 +214,8 @@ TEST(Matmul, MatVecBothFormsEveryHalfDtypeAndLevel) {
   // than one accumulation block.
   at_every_level([](const std::string& level) {
     for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
-      for (auto [k, len] : {std::array<size_t, 2>{1, 1}, {7, 5}, {33, 37}, {100, 1100}}) {
+      for (const auto& k_len : {std::array<size_t, 2>{1, 1}, {7, 5}, {33, 37}, {100, 1100}}) {
+        const size_t k = k_len[0], len = k_len[1];  // clang before 16 cannot capture bindings
         Values xv = rand_values(k, 30, dt), wv = rand_values(k * len, 31, dt);
         Tensor x_row = make(xv, {1, k}, dt), x_col = make(xv, {k, 1}, dt);
         Tensor w_kn = make(wv, {k, len}, dt);  // rows along the outputs

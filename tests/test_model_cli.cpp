@@ -85,7 +85,7 @@ TEST_F(ModelCli, SameSeedSameText) {
 
 TEST_F(ModelCli, PromptLongerThanTheContextIsAnError) {
   const CliRun r = run("generate '" + kModel + "' -p 'The capital of France is' --ctx 3 -d cpu");
-  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.status, 1);  // the run failed (not the command line's form, not a file)
   EXPECT_TRUE(contains(r.err, "the prompt of 5 tokens does not fit the context of 3 tokens")) << r.err;
 }
 
@@ -95,7 +95,7 @@ TEST_F(ModelCli, UnknownArchitectureIsAnError) {
   const std::string file = (dir_ / "mamba.gguf").string();
   write_gguf(file, f.metadata, f.tensors);
   const CliRun r = run("generate " + file + " -p hi -d cpu");
-  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.status, 3);  // a file wick cannot run
   EXPECT_TRUE(contains(r.err, "architecture 'mamba' is not supported (supported: llama, qwen2, qwen3)"))
       << r.err;
 }

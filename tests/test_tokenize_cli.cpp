@@ -62,9 +62,9 @@ TEST(TokenizeCli, JsonGivesIdsAndPieces) {
   for (const auto& id : j["ids"]) EXPECT_LT(id.get<int>(), 128000);
 }
 
-TEST(TokenizeCli, BadInputIsAUsageError) {
+TEST(TokenizeCli, BadInputsExitWithTheirCodes) {
   CliRun r = tokenize("/nonexistent/model.gguf 'Hi'", true);
-  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.status, 3) << r.out;  // a file error
   EXPECT_TRUE(contains(r.out, "/nonexistent/model.gguf")) << r.out;
 
   // A GGUF without tokenizer metadata.
@@ -73,12 +73,12 @@ TEST(TokenizeCli, BadInputIsAUsageError) {
   wick::write_gguf(file.string(), {{"general.architecture", wick::GgufValue("llama")}}, {});
   r = tokenize("'" + file.string() + "' 'Hi'", true);
   fs::remove(file);
-  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.status, 3) << r.out;
   EXPECT_TRUE(contains(r.out, "[tokenizer]")) << r.out;
   EXPECT_TRUE(contains(r.out, "tokenizer.ggml.model is missing")) << r.out;
 
   r = tokenize("'" + data("ggml-vocab-gpt-2.gguf") + "'", true);  // no TEXT
-  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;                                // a usage error
   EXPECT_TRUE(contains(r.out, "text")) << r.out;
 }
 

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cmd_model.h"
+#include "commands.h"
 
 namespace wick::cli {
 
@@ -43,7 +44,7 @@ double seconds_since(clock::time_point t0) {
 }  // namespace
 
 int cmd_bench_model(const BenchModelOptions& o) {
-  if (o.reps < 1) throw_error(ErrorKind::InvalidArgument, "bench-model", "-r must be at least 1");
+  if (o.reps < 1) throw UsageError("bench-model: -r must be at least 1");
   const Device dev = model_device(o.device);
   Model m = load_model(o.model, dev, o.depth + std::max<size_t>({o.n_prompt, o.n_gen, 1}));
   const ModelInfo& i = m.info();

@@ -7,10 +7,22 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "wick/check.h"
 #include "progress.h"
+#include "wick/check.h"
 
 namespace wick::cli {
+
+Device parse_device(const std::string& name) {
+  Device d;
+  try {
+    d = Device::parse(name);
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("--device {}: not a device name (cpu, gpu, gpu:N)", name));
+  }
+  std::string why;
+  if (!d.is_cpu() && !check::device_present(d, &why)) throw UsageError(why);
+  return d;
+}
 
 using check::CaseResult;
 using check::OpCase;
@@ -22,7 +34,7 @@ std::vector<size_t> select_cases(const std::vector<std::string>& families) {
     if (std::find(known.begin(), known.end(), f) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw_error(ErrorKind::InvalidArgument, "cli", fmt::format("unknown family '{}' (known: {})", f, list));
+      throw UsageError(fmt::format("unknown family '{}' (known: {})", f, list));
     }
   }
   std::vector<size_t> out;
@@ -45,12 +57,7 @@ struct Row {
 std::vector<Device> check_devices(const std::vector<std::string>& names) {
   if (names.empty()) return available_devices();
   std::vector<Device> out;
-  for (const auto& n : names) {
-    Device d = Device::parse(n);
-    std::string why;
-    if (!check::device_present(d, &why)) throw_error(ErrorKind::InvalidArgument, "cli", why);
-    out.push_back(d);
-  }
+  for (const auto& n : names) out.push_back(parse_device(n));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cmd_model.h"
+#include "commands.h"
 #include "progress.h"
 #include "wick/io.h"
 #include "wick/tokenizer.h"
@@ -33,7 +34,7 @@ std::vector<int32_t> prompt_tokens(const Model& m, const GenerateCliOptions& o) 
 }  // namespace
 
 Device model_device(const std::string& name) {
-  if (!name.empty()) return Device::parse(name);
+  if (!name.empty()) return parse_device(name);
   for (const Device& d : available_devices())
     if (d.is_gpu()) return d;
   return Device::cpu();

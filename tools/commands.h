@@ -1,13 +1,36 @@
 // The `wick` CLI's own subcommands (tools/cmd_*.cpp); tools/main.cpp wires them to
-// CLI11. Each returns the process exit status: 0 success, 1 a check failure or a
-// benchmark that could not run, 2 a usage error.
+// CLI11. Each returns the process exit status (see ExitCode) or throws: a UsageError
+// for a bad command line, a wick::Error for everything else (main() maps its kind).
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "wick/device.h"
+
 namespace wick::cli {
+
+// The process exit status, as README's CLI section documents it.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,  // the command ran and failed: a failed check, a benchmark case that could not
+                     // run, an error of the library (out of memory, a GPU error, ...)
+  kExitUsage = 2,    // the command line is wrong: an unknown subcommand or option, a missing or
+                     // invalid argument (an unknown type, family or device)
+  kExitFile = 3,     // a file could not be read or written, or is not a valid GGUF, safetensors
+                     // or npy file (wick::Error of kind Io or Format)
+};
+
+// A bad command line (exit 2), raised by the subcommands' own checks of their arguments.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Device::parse of a --device argument, and the device must be present; UsageError otherwise.
+Device parse_device(const std::string& name);
 
 // `wick devices`: CPU cores, SIMD level, BLAS, GPU backends and GPUs.
 int cmd_devices(bool json);
@@ -46,7 +69,7 @@ struct TokenizeOptions {
 int cmd_tokenize(const TokenizeOptions& o);
 
 // Shared by check and bench: the cases of the named families (all when empty);
-// an unknown family name throws InvalidArgument listing the known ones.
+// an unknown family name throws UsageError listing the known ones.
 std::vector<size_t> select_cases(const std::vector<std::string>& families);
 
 }  // namespace wick::cli

@@ -189,6 +189,32 @@ std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, Ggu
 void write_gguf(const std::string& path, const std::vector<std::pair<std::string, GgufValue>>& metadata,
                 const std::vector<GgufTensorData>& tensors, uint32_t version = 3);
 
+// A GGUF file written one tensor at a time, for outputs too large to hold in memory: the
+// constructor validates the metadata and the declared tensors as gguf_serialize does and
+// writes the header; add() writes the next declared tensor's bytes (its name, type and
+// dims must be the declared ones, in order; InvalidArgument otherwise); commit(), once all
+// were added, renames the output over `path` (atomically, as every writer does). A writer
+// destroyed before commit() leaves `path` as it was.
+class GgufWriter {
+ public:
+  struct TensorDecl {
+    std::string name;
+    uint32_t type = 0;
+    std::vector<uint64_t> ne;  // ggml order
+  };
+  GgufWriter(const std::string& path, const std::vector<std::pair<std::string, GgufValue>>& metadata,
+             const std::vector<TensorDecl>& tensors, uint32_t version = 3);
+  ~GgufWriter();
+  GgufWriter(const GgufWriter&) = delete;
+  GgufWriter& operator=(const GgufWriter&) = delete;
+  void add(const GgufTensorData& t);
+  void commit();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // ---- safetensors ------------------------------------------------------------------
 
 struct SafetensorsInfo {

@@ -436,7 +436,11 @@ void composite_cases(std::vector<OpCase>& cases) {
         [](const std::vector<Tensor>& t) { return std::vector<Tensor>{t[0].argmax()}; },
         [](const Values& v) { return double(std::max_element(v.begin(), v.end()) - v.begin()); });
     // topk along each dim: values and indices, the stable order (lower index first among ties)
-    for (auto [dim, k, largest] : {std::tuple{1, size_t(5), true}, std::tuple{0, size_t(3), false}}) {
+    for (const auto& topk_case : {std::tuple{1, size_t(5), true}, std::tuple{0, size_t(3), false}}) {
+      // Plain variables: clang before 16 cannot capture structured bindings in the lambdas below.
+      const int dim = std::get<0>(topk_case);
+      const size_t k = std::get<1>(topk_case);
+      const bool largest = std::get<2>(topk_case);
       cases.push_back(make_case({"composite",
                                  fmt::format("topk k {} dim {} {} {} transposed {}", k, dim,
                                              largest ? "largest" : "smallest", dtype_name(dt), s.str()),

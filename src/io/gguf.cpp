@@ -681,13 +681,22 @@ void put_value(std::vector<uint8_t>& out, const GgufValue& val, const std::strin
 
 namespace {
 
-std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, GgufValue>>& metadata,
-                               const std::vector<GgufTensorData>& tensors, uint32_t version) {
+// The header of a GGUF image: magic, counts, metadata, tensor infos, padded to the
+// alignment; with each tensor's byte count and the alignment of the data section.
+// Validates the version, names, duplicate keys/names, alignment and dims (InvalidArgument).
+struct Header {
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> nbytes;
+  uint32_t alignment = kDefaultAlignment;
+};
+
+Header serialize_header(const std::vector<std::pair<std::string, GgufValue>>& metadata,
+                        const std::vector<GgufWriter::TensorDecl>& tensors, uint32_t version) {
   const char* op = "gguf_write";
   if (version != 2 && version != 3) {
     throw_error(ErrorKind::InvalidArgument, op, fmt::format("version {} (2 or 3 are written)", version));
   }
-  uint32_t alignment = kDefaultAlignment;
+  Header h;
   std::unordered_set<std::string_view> keys;
   for (const auto& [k, v] : metadata) {
     if (!keys.insert(k).second)
@@ -697,14 +706,14 @@ std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, GgufValu
         throw_error(ErrorKind::InvalidArgument, op,
                     fmt::format("general.alignment must be u32, is {}", gguf_type_name(v.type())));
       }
-      alignment = v.get<uint32_t>();
-      if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+      h.alignment = v.get<uint32_t>();
+      if (h.alignment == 0 || (h.alignment & (h.alignment - 1)) != 0) {
         throw_error(ErrorKind::InvalidArgument, op,
-                    fmt::format("general.alignment {} is not a power of two", alignment));
+                    fmt::format("general.alignment {} is not a power of two", h.alignment));
       }
     }
   }
-  std::vector<uint8_t> out;
+  std::vector<uint8_t>& out = h.bytes;
   io::put<uint32_t>(out, kMagic);
   io::put<uint32_t>(out, version);
   io::put<int64_t>(out, int64_t(tensors.size()));
@@ -730,24 +739,43 @@ std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, GgufValu
       throw_error(ErrorKind::InvalidArgument, op,
                   fmt::format("tensor '{}'{}: {}", t.name, chk.field, chk.problem));
     }
-    const uint64_t nbytes = chk.nbytes;
-    if (nbytes != t.bytes.size()) {
-      throw_error(ErrorKind::InvalidArgument, op,
-                  fmt::format("tensor '{}': {} dims of type {} do not match {} data bytes", t.name,
-                              t.ne.size(), any_type(t.type)->name, t.bytes.size()));
-    }
+    h.nbytes.push_back(chk.nbytes);
     put_string(out, t.name);
     io::put<uint32_t>(out, uint32_t(t.ne.size()));
     for (uint64_t d : t.ne) io::put<int64_t>(out, int64_t(d));
     io::put<uint32_t>(out, t.type);
     io::put<uint64_t>(out, offset);
-    offset =
-        pad_to(checked_add(offset, nbytes, ErrorKind::InvalidArgument, op, "the data section"), alignment);
+    offset = pad_to(checked_add(offset, chk.nbytes, ErrorKind::InvalidArgument, op, "the data section"),
+                    h.alignment);
   }
-  out.resize(size_t(pad_to(out.size(), alignment)), 0);
+  out.resize(size_t(pad_to(out.size(), h.alignment)), 0);
+  return h;
+}
+
+std::vector<GgufWriter::TensorDecl> declarations(const std::vector<GgufTensorData>& tensors) {
+  std::vector<GgufWriter::TensorDecl> d;
+  d.reserve(tensors.size());
+  for (const auto& t : tensors) d.push_back({t.name, t.type, t.ne});
+  return d;
+}
+
+// A tensor's bytes must be the count its type and dims give.
+void check_bytes(const GgufTensorData& t, uint64_t nbytes) {
+  if (nbytes != t.bytes.size()) {
+    throw_error(ErrorKind::InvalidArgument, "gguf_write",
+                fmt::format("tensor '{}': {} dims of type {} do not match {} data bytes", t.name, t.ne.size(),
+                            any_type(t.type)->name, t.bytes.size()));
+  }
+}
+
+std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, GgufValue>>& metadata,
+                               const std::vector<GgufTensorData>& tensors, uint32_t version) {
+  Header h = serialize_header(metadata, declarations(tensors), version);
+  for (size_t i = 0; i < tensors.size(); ++i) check_bytes(tensors[i], h.nbytes[i]);
+  std::vector<uint8_t> out = std::move(h.bytes);
   for (const auto& t : tensors) {
     io::put_bytes(out, t.bytes.data(), t.bytes.size());
-    out.resize(size_t(pad_to(out.size(), alignment)), 0);
+    out.resize(size_t(pad_to(out.size(), h.alignment)), 0);
   }
   return out;
 }
@@ -772,8 +800,72 @@ std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, Ggu
 
 void write_gguf(const std::string& path, const std::vector<std::pair<std::string, GgufValue>>& metadata,
                 const std::vector<GgufTensorData>& tensors, uint32_t version) {
-  guarded("gguf_write", ErrorKind::InvalidArgument,
-          [&] { io::write_file(path, serialize(metadata, tensors, version), "gguf_write"); });
+  guarded("gguf_write", ErrorKind::InvalidArgument, [&] {
+    // A tensor with the wrong byte count throws from add(): the output stays as it was.
+    GgufWriter w(path, metadata, declarations(tensors), version);
+    for (const auto& t : tensors) w.add(t);
+    w.commit();
+  });
+}
+
+struct GgufWriter::Impl {
+  Impl(const std::string& path, Header h, std::vector<TensorDecl> d)
+      : out(path, "gguf_write"), header(std::move(h)), decls(std::move(d)) {}
+  io::OutputFile out;
+  Header header;
+  std::vector<TensorDecl> decls;
+  size_t next = 0;
+};
+
+GgufWriter::GgufWriter(const std::string& path,
+                       const std::vector<std::pair<std::string, GgufValue>>& metadata,
+                       const std::vector<TensorDecl>& tensors, uint32_t version) {
+  guarded("gguf_write", ErrorKind::InvalidArgument, [&] {
+    Header h = serialize_header(metadata, tensors, version);
+    impl_ = std::make_unique<Impl>(path, std::move(h), tensors);
+    impl_->out.write(impl_->header.bytes.data(), impl_->header.bytes.size());
+    impl_->header.bytes = {};
+  });
+}
+
+GgufWriter::~GgufWriter() = default;
+
+void GgufWriter::add(const GgufTensorData& t) {
+  guarded("gguf_write", ErrorKind::InvalidArgument, [&] {
+    Impl& w = *impl_;
+    if (w.next >= w.decls.size()) {
+      throw_error(ErrorKind::InvalidArgument, "gguf_write",
+                  fmt::format("tensor '{}': all {} declared tensors were written", t.name, w.decls.size()));
+    }
+    const TensorDecl& d = w.decls[w.next];
+    if (t.name != d.name || t.type != d.type || t.ne != d.ne) {
+      throw_error(ErrorKind::InvalidArgument, "gguf_write",
+                  fmt::format("tensor '{}' of type {} is not the next declared one, '{}' of type {}", t.name,
+                              ggml_any_type_name(t.type), d.name, ggml_any_type_name(d.type)));
+    }
+    check_bytes(t, w.header.nbytes[w.next]);
+    w.out.write(t.bytes.data(), t.bytes.size());
+    static constexpr uint8_t kZeros[256] = {};
+    size_t pad = size_t(pad_to(t.bytes.size(), w.header.alignment) - t.bytes.size());
+    while (pad > 0) {
+      const size_t n = std::min(pad, sizeof kZeros);
+      w.out.write(kZeros, n);
+      pad -= n;
+    }
+    ++w.next;
+  });
+}
+
+void GgufWriter::commit() {
+  guarded("gguf_write", ErrorKind::InvalidArgument, [&] {
+    Impl& w = *impl_;
+    if (w.next != w.decls.size()) {
+      throw_error(ErrorKind::InvalidArgument, "gguf_write",
+                  fmt::format("{} of {} declared tensors were written; the next is '{}'", w.next,
+                              w.decls.size(), w.decls[w.next].name));
+    }
+    w.out.commit();
+  });
 }
 
 GgufTensorData GgufTensorData::from_tensor(const std::string& name, const Tensor& t) {
