@@ -13,6 +13,7 @@
 
 #include "backend/backend.h"
 #include "model/arch.h"
+#include "model/tensor_parallel.h"
 #include "wick/io.h"
 #include "wick/quant.h"
 #include "wick/tokenizer.h"
@@ -48,8 +49,7 @@ size_t kv_cache_bytes(const HParams& hp, size_t n_ctx) {
 // What one forward pass of kMaxBatch tokens adds to the weights and the cache, at
 // most (f32 activations, the attention's scores and f32 copies of the keys and
 // values, the logits, a dequantized weight on the GPU's GEMM path, the RoPE tables).
-size_t work_bytes(const ModelPlan& p, size_t n_ctx, Device device) {
-  const HParams& hp = p.hp;
+size_t work_bytes(const HParams& hp, size_t n_ctx, Device device) {
   const size_t t = std::min(kMaxBatch, n_ctx);
   const size_t q = hp.n_head * hp.head_dim_k, kv = hp.n_head_kv * (hp.head_dim_k + hp.head_dim_v);
   const size_t vo = hp.n_head * hp.head_dim_v;
@@ -62,35 +62,51 @@ size_t work_bytes(const ModelPlan& p, size_t n_ctx, Device device) {
   return elems * sizeof(float);
 }
 
-MemoryBudget budget_of(const ModelPlan& p, const ModelOptions& o) {
+size_t tp_of(const ModelOptions& o) { return o.communicator ? o.communicator->size() : 1; }
+Device device_of(const ModelOptions& o, size_t rank) {
+  return o.communicator ? o.communicator->device(rank) : o.device;
+}
+
+// What one rank needs on its device (the whole model without tensor parallelism);
+// the memory available is what its device has free divided among the ranks on it.
+MemoryBudget budget_of(const ModelPlan& p, const ModelOptions& o, size_t rank = 0) {
+  const size_t tp = tp_of(o);
+  if (tp > 1) model::check_tensor_parallel(p, tp);
+  const HParams hp = tp > 1 ? model::rank_hparams(p.hp, tp) : p.hp;
+  const Device device = device_of(o, rank);
   const size_t n_ctx = default_ctx(p.hp, o.ctx);
   MemoryBudget b;
-  b.weights = p.weight_bytes;
-  b.kv_cache = kv_cache_bytes(p.hp, n_ctx);
-  b.work = work_bytes(p, n_ctx, o.device);
+  for (const model::PlannedTensor& t : p.tensors)
+    b.weights += t.spec->tp == model::TpSplit::None ? t.device_bytes : t.device_bytes / tp;
+  b.kv_cache = kv_cache_bytes(hp, n_ctx);
+  b.work = work_bytes(hp, n_ctx, device);
   if (o.memory_limit) {
     b.available = o.memory_limit;
   } else {
     // Free memory 0 means unknown (a CPU without /proc/meminfo): no check.
-    const MemoryStats m = memory_stats(o.device);
+    const MemoryStats m = memory_stats(device);
     b.available = m.free ? m.free + m.cached : SIZE_MAX;
   }
+  size_t sharing = 0;
+  for (size_t r = 0; r < tp; ++r) sharing += device_of(o, r) == device;
+  if (b.available != SIZE_MAX) b.available /= sharing;
   return b;
 }
 
-void check_budget(const std::string& path, const ModelOptions& o, const MemoryBudget& b, size_t n_ctx) {
+void check_budget(const std::string& path, const ModelOptions& o, const MemoryBudget& b, size_t n_ctx,
+                  Device device) {
   if (b.needed() <= b.available) return;
   throw_error(
       ErrorKind::OutOfMemory, kOp,
       fmt::format("{} needs {:.1f} MiB on {} (weights {:.1f} MiB, KV cache {:.1f} MiB for {} tokens, "
                   "work buffers {:.1f} MiB) but {} {:.1f} MiB; try a smaller --ctx or another device",
-                  path, mib(b.needed()), o.device.str(), mib(b.weights), mib(b.kv_cache), n_ctx, mib(b.work),
+                  path, mib(b.needed()), device.str(), mib(b.weights), mib(b.kv_cache), n_ctx, mib(b.work),
                   o.memory_limit ? "the memory limit is" : "the device has free", mib(b.available)));
 }
 
 void check_options(const ModelOptions& o) {
   // Fails early, naming the device, when it is absent.
-  (void)device_info(o.device);
+  for (size_t r = 0; r < tp_of(o); ++r) (void)device_info(device_of(o, r));
   if (o.ctx > kMaxCtx) {
     throw_error(ErrorKind::InvalidArgument, kOp, fmt::format("ctx {} exceeds {} tokens", o.ctx, kMaxCtx));
   }
@@ -98,42 +114,69 @@ void check_options(const ModelOptions& o) {
 
 }  // namespace
 
+// What one rank holds: its share of the weights (all of them without tensor
+// parallelism), its KV heads' cache and the RoPE tables, on its device.
+struct Rank {
+  Device device;
+  model::Weights w;
+  std::vector<Tensor> k_cache, v_cache;  // per layer (Hkv, n_ctx, D) f16, the rank's KV heads
+  Tensor rope_cos, rope_sin;             // (n_ctx, Dk/2) f32: row p serves position p
+};
+
 struct Model::Impl {
   std::string path;
   RopeStyle rope_style = RopeStyle::Norm;
-  HParams hp;
+  HParams hp;     // the model's
+  HParams local;  // one rank's share of the heads, feed-forward width and vocabulary
   ModelInfo info;
-  model::Weights w;
   std::optional<Tokenizer> tok;
-  std::vector<Tensor> k_cache, v_cache;  // per layer (Hkv, n_ctx, D) f16
-  Tensor rope_cos, rope_sin;             // (n_ctx, Dk/2) f32: row p serves position p
+  std::shared_ptr<Communicator> comm;  // null: one device, no collectives
+  std::vector<Rank> ranks;
   size_t pos = 0;
 
   void upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o);
   void build_rope_tables();
-  Tensor embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const;
+  Tensor embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin, size_t n) const;
   Tensor linear(const Tensor& x, const QTensor& w, const Tensor& bias) const;
   Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const;
-  Tensor attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
+  Tensor attention_block(Rank& rk, const Tensor& x, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
   Tensor ffn_block(const Tensor& x, const LayerWeights& L) const;
+  // The ranks' partial results summed (the results themselves without a communicator).
+  std::vector<Tensor> all_reduce(std::vector<Tensor> parts) const {
+    return comm ? comm->all_reduce_sum(parts) : parts;
+  }
   Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
 };
 
+// Without a communicator each tensor goes straight to the device; with one it is read
+// to the host, split (tensor_parallel.h) and each part goes to its rank's device.
 void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o) {
-  const Device dev = o.device;
-  w.layers.resize(plan.hp.n_layer);
+  const size_t tp = ranks.size();
+  for (Rank& rk : ranks) rk.w.layers.resize(plan.hp.n_layer);
   const size_t total = plan.weight_bytes;
   size_t done = 0;
   if (o.progress) o.progress(0, total);
   for (const model::PlannedTensor& t : plan.tensors) {
     const model::TensorSpec& s = *t.spec;
-    const Device where = s.on_host ? Device::cpu() : dev;
+    const std::string& name = t.info->name;
+    const auto where = [&](size_t r) { return s.on_host ? Device::cpu() : ranks[r].device; };
+    const auto layer = [&](size_t r) -> LayerWeights& { return ranks[r].w.layers[size_t(t.layer)]; };
     if (s.mat || s.layer_mat) {
-      QTensor q = file.qtensor(t.info->name, where);
-      (s.mat ? w.*s.mat : w.layers[size_t(t.layer)].*s.layer_mat) = std::move(q);
+      std::vector<QTensor> parts;
+      if (comm)
+        parts = model::split_matrix(file.qtensor(name, Device::cpu()), s.tp, tp, name);
+      else
+        parts.push_back(file.qtensor(name, where(0)));
+      for (size_t r = 0; r < tp; ++r)
+        (s.mat ? ranks[r].w.*s.mat : layer(r).*s.layer_mat) = parts[r].to_device(where(r));
     } else {
-      Tensor v = file.tensor(t.info->name, where).to_dtype(DType::F32);
-      (s.vec ? w.*s.vec : w.layers[size_t(t.layer)].*s.layer_vec) = std::move(v);
+      std::vector<Tensor> parts;
+      if (comm)
+        parts = model::split_vector(file.tensor(name, Device::cpu()).to_dtype(DType::F32), s.tp, tp, name);
+      else
+        parts.push_back(file.tensor(name, where(0)).to_dtype(DType::F32));
+      for (size_t r = 0; r < tp; ++r)
+        (s.vec ? ranks[r].w.*s.vec : layer(r).*s.layer_vec) = parts[r].to_device(where(r));
     }
     done += t.device_bytes;
     if (o.progress) o.progress(done, total);
@@ -146,7 +189,7 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
 void Model::Impl::build_rope_tables() {
   const size_t half = hp.head_dim_k / 2, n_ctx = info.n_ctx;
   std::vector<float> factors(half, 1.0f);
-  if (w.rope_freqs.defined()) factors = w.rope_freqs.to_vector<float>();
+  if (ranks[0].w.rope_freqs.defined()) factors = ranks[0].w.rope_freqs.to_vector<float>();
   std::vector<double> freq(half);
   for (size_t i = 0; i < half; ++i) {
     freq[i] = std::pow(double(hp.rope_base), -2.0 * double(i) / double(hp.head_dim_k)) * hp.rope_freq_scale /
@@ -160,22 +203,38 @@ void Model::Impl::build_rope_tables() {
       s[p * half + i] = float(std::sin(a));
     }
   }
-  rope_cos = Tensor::from_vector(c, {n_ctx, half}, info.device);
-  rope_sin = Tensor::from_vector(s, {n_ctx, half}, info.device);
+  for (Rank& rk : ranks) {
+    rk.rope_cos = Tensor::from_vector(c, {n_ctx, half}, rk.device);
+    rk.rope_sin = Tensor::from_vector(s, {n_ctx, half}, rk.device);
+  }
 }
 
-// Rows of the embedding table for ids[begin, begin + n): the packed rows are
-// gathered on the device, then dequantized to f32 (n, n_embd).
-Tensor Model::Impl::embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const {
-  const QTensor& table = w.token_embd;
+// Rows of the embedding table for ids[begin, begin + n) (n, n_embd) f32: the packed
+// rows are gathered on the device, then dequantized. A rank holds the vocabulary
+// slice [rank V/tp, (rank+1) V/tp): its rows of the other ids are zeros, so that the
+// sum over ranks is each id's row, exactly.
+Tensor Model::Impl::embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin,
+                          size_t n) const {
+  const QTensor& table = rk.w.token_embd;
   const size_t e = info.n_embd, row_bytes = ggml_row_size(table.type(), e);
-  std::vector<uint32_t> idx(ids.begin() + ptrdiff_t(begin), ids.begin() + ptrdiff_t(begin + n));
-  const Tensor idx_t = Tensor::from_vector(idx, {n}, info.device);
-  const Tensor rows = table.bytes().reshape({info.n_vocab, row_bytes}).index_select(idx_t, 0);
-  StoragePtr s =
-      backend_device(info.device)
-          .dequantize(table.type(), *rows.storage(), rows.layout().start_offset(), n * e, DType::F32);
-  return Tensor(std::move(s), Layout(Shape{n, e}), DType::F32, info.device);
+  const size_t vocab = local.n_vocab, first = rank * vocab;
+  std::vector<uint32_t> idx, pick(n);  // rows of this rank; each token's row of them (or the zero row)
+  for (size_t i = 0; i < n; ++i) {
+    const size_t id = size_t(ids[begin + i]);
+    pick[i] = uint32_t(id - first < vocab ? idx.size() : SIZE_MAX);
+    if (id - first < vocab) idx.push_back(uint32_t(id - first));
+  }
+  if (idx.empty()) return Tensor::zeros({n, e}, DType::F32, rk.device);
+  const size_t m = idx.size();
+  const Tensor rows =
+      table.bytes().reshape({vocab, row_bytes}).index_select(Tensor::from_vector(idx, {m}, rk.device), 0);
+  StoragePtr s = backend_device(rk.device).dequantize(table.type(), *rows.storage(),
+                                                      rows.layout().start_offset(), m * e, DType::F32);
+  Tensor x(std::move(s), Layout(Shape{m, e}), DType::F32, rk.device);
+  if (m == n) return x;
+  for (uint32_t& p : pick) p = std::min(p, uint32_t(m));
+  return Tensor::cat({x, Tensor::zeros({1, e}, DType::F32, rk.device)}, 0)
+      .index_select(Tensor::from_vector(pick, {n}, rk.device), 0);
 }
 
 Tensor Model::Impl::linear(const Tensor& x, const QTensor& wt, const Tensor& bias) const {
@@ -191,10 +250,10 @@ Tensor Model::Impl::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) 
 // The attention sub-block of layer l for the n tokens at `pos`: their keys and values
 // go to the cache, the result is attn_output(attention(...)) (n, E). Temporaries are
 // released as soon as they are used (prefill activations are the runner's work memory).
-Tensor Model::Impl::attention_block(const Tensor& x, size_t l, size_t n, const Tensor& cos,
+Tensor Model::Impl::attention_block(Rank& rk, const Tensor& x, size_t l, size_t n, const Tensor& cos,
                                     const Tensor& sin) {
-  const LayerWeights& L = w.layers[l];
-  const size_t h = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
+  const LayerWeights& L = rk.w.layers[l];
+  const size_t h = local.n_head, hkv = local.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
   Tensor a = nn::rms_norm(x, L.attn_norm, hp.rms_eps);
   Tensor q = linear(a, L.wq, L.q_bias).reshape({1, n, h, dk});
   Tensor k = linear(a, L.wk, L.k_bias).reshape({1, n, hkv, dk});
@@ -206,11 +265,11 @@ Tensor Model::Impl::attention_block(const Tensor& x, size_t l, size_t n, const T
   }
   q = rope(q.transpose(1, 2), cos, sin);  // (1, H, T, Dk)
   k = rope(k.transpose(1, 2), cos, sin);  // (1, Hkv, T, Dk)
-  k_cache[l].slice_set_(k.squeeze(0).to_dtype(DType::F16), 1, pos);
-  v_cache[l].slice_set_(v.transpose(1, 2).squeeze(0).to_dtype(DType::F16), 1, pos);
+  rk.k_cache[l].slice_set_(k.squeeze(0).to_dtype(DType::F16), 1, pos);
+  rk.v_cache[l].slice_set_(v.transpose(1, 2).squeeze(0).to_dtype(DType::F16), 1, pos);
   k = v = Tensor();
-  const Tensor kk = k_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
-  const Tensor vv = v_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
+  const Tensor kk = rk.k_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
+  const Tensor vv = rk.v_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
   Tensor o = nn::attention(q, kk, vv, float(1.0 / std::sqrt(double(dk))), true);  // (1, H, T, Dv)
   q = Tensor();
   o = o.squeeze(0).transpose(0, 1).reshape({n, h * dv});
@@ -228,17 +287,35 @@ Tensor Model::Impl::ffn_block(const Tensor& x, const LayerWeights& L) const {
 }
 
 // One forward pass of ids[begin, begin + n) at position `pos`; logits of the last
-// token (1, n_vocab), or of every token.
+// token (1, n_vocab), or of every token, on rank 0's device. Every rank holds the
+// whole residual stream x (T, E); each block half's partial outputs are summed over
+// the ranks before they are added to it, and the ranks' vocabulary slices of the
+// logits are gathered.
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
-  const Tensor cos = rope_cos.narrow(0, pos, n), sin = rope_sin.narrow(0, pos, n);
-  Tensor x = embed(ids, begin, n);  // (T, E)
-  for (size_t l = 0; l < hp.n_layer; ++l) {
-    x = x.add(attention_block(x, l, n, cos, sin));
-    x = x.add(ffn_block(x, w.layers[l]));
+  const size_t tp = ranks.size();
+  std::vector<Tensor> cos(tp), sin(tp), x(tp), part(tp);
+  for (size_t r = 0; r < tp; ++r) {
+    cos[r] = ranks[r].rope_cos.narrow(0, pos, n);
+    sin[r] = ranks[r].rope_sin.narrow(0, pos, n);
+    x[r] = embed(ranks[r], r, ids, begin, n);  // (T, E)
   }
-  if (!all_logits) x = x.narrow(0, n - 1, 1);
-  x = nn::rms_norm(x, w.output_norm, hp.rms_eps);
-  return qmatmul(x, w.output.defined() ? w.output : w.token_embd);
+  if (comm) x = comm->all_reduce_sum(x);
+  for (size_t l = 0; l < hp.n_layer; ++l) {
+    for (size_t r = 0; r < tp; ++r) part[r] = attention_block(ranks[r], x[r], l, n, cos[r], sin[r]);
+    part = all_reduce(std::move(part));
+    for (size_t r = 0; r < tp; ++r) x[r] = x[r].add(part[r]);
+    for (size_t r = 0; r < tp; ++r) part[r] = ffn_block(x[r], ranks[r].w.layers[l]);
+    part = all_reduce(std::move(part));
+    for (size_t r = 0; r < tp; ++r) x[r] = x[r].add(part[r]);
+  }
+  for (size_t r = 0; r < tp; ++r) {
+    const model::Weights& w = ranks[r].w;
+    Tensor y = all_logits ? x[r] : x[r].narrow(0, n - 1, 1);
+    x[r] = Tensor();
+    y = nn::rms_norm(y, w.output_norm, hp.rms_eps);
+    part[r] = qmatmul(y, w.output.defined() ? w.output : w.token_embd);  // (T, V/tp)
+  }
+  return comm ? comm->all_gather(part, 1)[0] : part[0];
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -261,17 +338,29 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   const ModelPlan plan = model::plan_model(file);
   const HParams& hp = plan.hp;
   const size_t n_ctx = default_ctx(hp, options.ctx);
-  const MemoryBudget b = budget_of(plan, options);
-  check_budget(path, options, b, n_ctx);
+  const size_t tp = tp_of(options);
+  MemoryBudget b;
+  for (size_t r = 0; r < tp; ++r) {
+    const MemoryBudget br = budget_of(plan, options, r);
+    check_budget(path, options, br, n_ctx, device_of(options, r));
+    b.weights += br.weights;
+    b.kv_cache += br.kv_cache;
+    b.work = std::max(b.work, br.work);
+  }
   if (file.find("tokenizer.ggml.model")) m.tok = Tokenizer::from_gguf(file);
   m.path = path;
   m.rope_style = plan.arch->rope;
   m.hp = hp;
+  m.local = tp > 1 ? model::rank_hparams(hp, tp) : hp;
+  m.comm = options.communicator;
+  m.ranks.resize(tp);
+  for (size_t r = 0; r < tp; ++r) m.ranks[r].device = device_of(options, r);
 
   ModelInfo& i = m.info;
   i.arch = std::string(plan.arch->name);
   i.name = plan.name;
-  i.device = options.device;
+  i.device = m.ranks[0].device;
+  i.tp = tp;
   i.n_vocab = hp.n_vocab;
   i.n_embd = hp.n_embd;
   i.n_layer = hp.n_layer;
@@ -288,9 +377,12 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
 
   m.upload(file, plan, options);
   m.build_rope_tables();
-  for (size_t l = 0; l < hp.n_layer; ++l) {
-    m.k_cache.push_back(Tensor::empty({hp.n_head_kv, n_ctx, hp.head_dim_k}, DType::F16, options.device));
-    m.v_cache.push_back(Tensor::empty({hp.n_head_kv, n_ctx, hp.head_dim_v}, DType::F16, options.device));
+  const HParams& lh = m.local;
+  for (Rank& rk : m.ranks) {
+    for (size_t l = 0; l < hp.n_layer; ++l) {
+      rk.k_cache.push_back(Tensor::empty({lh.n_head_kv, n_ctx, lh.head_dim_k}, DType::F16, rk.device));
+      rk.v_cache.push_back(Tensor::empty({lh.n_head_kv, n_ctx, lh.head_dim_v}, DType::F16, rk.device));
+    }
   }
   return Model(std::move(impl));
 }
