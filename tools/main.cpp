@@ -5,7 +5,8 @@
 //   wick inspect FILE [--json] | quantize IN OUT --type T | export FILE TENSOR -o OUT   (GGUF, safetensors)
 //   wick tokenize MODEL TEXT [--json] [--no-special] [--no-parse-special]
 //   wick generate MODEL -p PROMPT [-n N] [-d DEVICE] [--chat] [--ctx N] [sampling flags] [--dump-logits OUT]
-//   wick bench-model MODEL [-p N] [-n N] [-d DEVICE] [-r REPS] [--json]
+//                 [--tp N]
+//   wick bench-model MODEL [-p N] [-n N] [-d DEVICE] [-r REPS] [--json] [--tp N]
 // Exit status: 0 success, 1 a failed check or a benchmark that could not run, 2 bad usage.
 #include <fmt/format.h>
 
@@ -75,6 +76,8 @@ int main(int argc, char** argv) {
   tkz->add_flag("--no-parse-special", tokenize.no_parse_special,
                 "control tokens written in the text stay text");
 
+  const char* kTpHelp =
+      "tensor parallelism over N ranks: N on the CPU (-d cpu), or 1 on a GPU (across GPUs it needs NCCL)";
   GenerateCliOptions gen;
   auto* gnr = app.add_subcommand("generate", "generate text with a GGUF model (llama, qwen2, qwen3)");
   gnr->add_option("model", gen.model, "GGUF model file")->required();
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gnr->add_option("--seed,-s", gen.sampler.seed, "sampling seed; default random");
   gnr->add_option("--dump-logits", gen.dump_logits, "write the prompt's last logits (f32) to this .npy file");
+  gnr->add_option("--tp", gen.tp, kTpHelp)->check(CLI::PositiveNumber);
 
   BenchModelOptions bm;
   auto* bmd =
@@ -108,6 +112,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   bmd->add_flag("--json", bm.json, "machine-readable output");
+  bmd->add_option("--tp", bm.tp, kTpHelp)->check(CLI::PositiveNumber);
 
   CLI11_PARSE(app, argc, argv);
 
