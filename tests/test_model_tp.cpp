@@ -1,7 +1,7 @@
 // Tensor parallelism of the model runner over the host communicator (N ranks in one
-// process): the split model's logits against the unsplit model's and the float64
-// forward of the test, greedy generation token for token, one rank through the
-// communicator on every device, and the splits a model does not allow.
+// process sharing a device, on every device present): the split model's logits against
+// the unsplit model's and the float64 forward of the test, greedy generation token for
+// token, one rank through the communicator, and the splits a model does not allow.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,9 +33,10 @@ std::vector<int32_t> prompt_of(size_t n, size_t vocab) {
   return ids;
 }
 
-ModelOptions tp_options(size_t tp) {
+// tp ranks on `device` through the host communicator.
+ModelOptions tp_options(size_t tp, Device device = Device::cpu()) {
   ModelOptions o;
-  o.communicator = Communicator::host(std::vector<Device>(tp, Device::cpu()));
+  o.communicator = Communicator::host(std::vector<Device>(tp, device));
   return o;
 }
 
@@ -61,14 +62,17 @@ std::vector<int32_t> greedy_tokens(Model& m, const std::vector<int32_t>& prompt,
 // model's largest distance from the float64 forward over the prompt (it is dominated by
 // the f16 cache and the 8-bit activations, so a tipped rounding stays within it). The
 // split model must also stay as close to the float64 forward as the unsplit one must
-// (test_model.cpp's bounds), and generate the same greedy tokens.
-void expect_split_matches_unsplit(const std::string& file, const TinyConfig& cfg,
-                                  const test::TinyValues& values, size_t tp, double nmse_bound) {
-  SCOPED_TRACE("tp " + std::to_string(tp));
+// (test_model.cpp's bounds), and generate the same greedy tokens. On `device`, which the
+// ranks share.
+void expect_split_matches_unsplit_on(Device device, const std::string& file, const TinyConfig& cfg,
+                                     const test::TinyValues& values, size_t tp, double nmse_bound) {
+  SCOPED_TRACE("tp " + std::to_string(tp) + " on " + device.str());
   const auto ids = prompt_of(9, cfg.vocab);
   const auto ref = test::reference_logits(cfg, values, ids);
-  Model whole = Model::load(file);
-  Model split = Model::load(file, tp_options(tp));
+  ModelOptions plain;
+  plain.device = device;
+  Model whole = Model::load(file, plain);
+  Model split = Model::load(file, tp_options(tp, device));
   EXPECT_EQ(split.info().tp, tp);
   const auto a = whole.forward(ids, true).to_vector<float>();
   const Tensor split_logits = split.forward(ids, true);
@@ -92,6 +96,12 @@ void expect_split_matches_unsplit(const std::string& file, const TinyConfig& cfg
   const auto want = greedy_tokens(whole, prompt, 16);
   ASSERT_EQ(want.size(), 16u);
   EXPECT_EQ(greedy_tokens(split, prompt, 16), want);
+}
+
+// On every device present.
+void expect_split_matches_unsplit(const std::string& file, const TinyConfig& cfg,
+                                  const test::TinyValues& values, size_t tp, double nmse_bound) {
+  for (Device d : available_devices()) expect_split_matches_unsplit_on(d, file, cfg, values, tp, nmse_bound);
 }
 
 TEST_F(ModelTpTest, LlamaSplitInTwoMatchesTheUnsplitModel) {
