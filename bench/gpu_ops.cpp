@@ -1,4 +1,4 @@
-// GPU benchmarks of the reduce, fused nn, indexing, sort, GEMM and convolution ops
+// GPU benchmarks of the reduce, cumsum, fused nn, indexing, sort, GEMM and convolution ops
 // on gpu:0 (names BM_GpuOps*), at the sizes of their speed targets. Bandwidth cases
 // report bytes that must move (inputs read once, output written once); GEMM and
 // convolution cases report flops. Compared with PyTorch on the same GPU by
@@ -69,6 +69,20 @@ void BM_GpuOpsRmsNorm(benchmark::State& state, DType dt) {
          [&] { return nn::rms_norm(x, a, 1e-5f); });
 }
 
+void BM_GpuOpsLayerNorm(benchmark::State& state, DType dt) {
+  REQUIRE_GPU_BENCH();
+  Tensor x = input(dt, Shape{kSide, kSide}, 32), a = input(dt, Shape{kSide}, 33, 0.5, 1.5);
+  Tensor b = input(dt, Shape{kSide}, 34);
+  run_op(state, 2.0 * double(dtype_size(dt)) * kSide * kSide + 2.0 * double(dtype_size(dt)) * kSide, 0, 10,
+         [&] { return nn::layer_norm(x, a, b, 1e-5f); });
+}
+
+void BM_GpuOpsCumsum(benchmark::State& state, DType dt) {
+  REQUIRE_GPU_BENCH();
+  Tensor x = input(dt, Shape{kSide, kSide}, 35);
+  run_op(state, 2.0 * double(dtype_size(dt)) * kSide * kSide, 0, 10, [&] { return x.cumsum(-1); });
+}
+
 void BM_GpuOpsIndexSelect(benchmark::State& state, DType dt) {
   REQUIRE_GPU_BENCH();
   const size_t rows = 8192;
@@ -86,10 +100,11 @@ void BM_GpuOpsArgsort(benchmark::State& state, DType dt) {
 }
 
 // GEMM options of the GEMM and convolution cases: TF32 off (full f32 precision, as
-// PyTorch is run by bench/gpu_ops_compare.py), the portable kernel where asked.
-Options gemm_options(bool portable) {
+// PyTorch is run by bench/gpu_ops_compare.py) unless a case allows it, the portable
+// kernel where asked.
+Options gemm_options(bool portable, bool tf32 = false) {
   Options o = options();
-  o.allow_tf32 = false;
+  o.allow_tf32 = tf32;
   o.portable_gemm = portable;
   return o;
 }
@@ -113,9 +128,10 @@ void BM_GpuOpsMatmul(benchmark::State& state, DType dt, bool portable) {
   run_op(state, 0, 2.0 * n * n * n, portable ? 2 : 5, [&] { return a.matmul(b); });
 }
 
-void BM_GpuOpsConv2d(benchmark::State& state, DType dt) {
+// tf32: f32 convolutions may use TF32 (PyTorch's default for convolutions).
+void BM_GpuOpsConv2d(benchmark::State& state, DType dt, bool tf32) {
   REQUIRE_GPU_BENCH();
-  ScopedOptions opts(gemm_options(false));
+  ScopedOptions opts(gemm_options(false, tf32));
   Tensor x = input(dt, Shape{32, 64, 128, 128}, 30), w = input(dt, Shape{128, 64, 3, 3}, 31);
   // padding 1: output [32, 128, 128, 128]
   const double flops = 2.0 * 32 * 128 * 128 * 128 * 64 * 9;
@@ -130,12 +146,16 @@ WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, max, ReduceOp::Max);
 WICK_GPU_OPS_BENCH(BM_GpuOpsReduce, argmax, ReduceOp::ArgMax);
 WICK_GPU_OPS_BENCH(BM_GpuOpsSoftmax, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsRmsNorm, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsLayerNorm, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsCumsum, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsIndexSelect, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsArgsort, f32, DType::F32);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, bf16, DType::BF16, false);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32, DType::F32, false);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmul, f32_portable, DType::F32, true);
-WICK_GPU_OPS_BENCH(BM_GpuOpsConv2d, f32, DType::F32);
+WICK_GPU_OPS_BENCH(BM_GpuOpsConv2d, f32, DType::F32, false);
+WICK_GPU_OPS_BENCH(BM_GpuOpsConv2d, f32_tf32, DType::F32, true);
+WICK_GPU_OPS_BENCH(BM_GpuOpsConv2d, bf16, DType::BF16, false);
 WICK_GPU_OPS_BENCH(BM_GpuOpsMatmulUnit, bf16, DType::BF16);
 
 }  // namespace

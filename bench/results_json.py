@@ -61,12 +61,16 @@ CASE_NAMES = {
     "BM_GpuOpsReduce/argmax": "argmax over the last dim, [16384,16384] f32",
     "BM_GpuOpsSoftmax/f32": "softmax_last_dim [16384,16384] f32",
     "BM_GpuOpsRmsNorm/f32": "rms_norm [16384,16384] f32",
+    "BM_GpuOpsLayerNorm/f32": "layer_norm [16384,16384] f32, alpha and beta",
+    "BM_GpuOpsCumsum/f32": "cumsum over the last dim, [16384,16384] f32",
     "BM_GpuOpsIndexSelect/f32": "index_select, 8192 rows of [16384,16384] f32",
     "BM_GpuOpsArgsort/f32": "argsort [4096,4096] f32, stable",
     "BM_GpuOpsMatmul/bf16": "matmul 8192^3 bf16 (cuBLAS)",
     "BM_GpuOpsMatmul/f32": "matmul 8192^3 f32, TF32 off (cuBLAS)",
     "BM_GpuOpsMatmul/f32_portable": "matmul 8192^3 f32, portable GEMM (peer: PyTorch f32)",
     "BM_GpuOpsConv2d/f32": "conv2d [32,64,128,128] x [128,64,3,3], pad 1, f32, TF32 off",
+    "BM_GpuOpsConv2d/f32_tf32": "conv2d [32,64,128,128] x [128,64,3,3], pad 1, f32, TF32 allowed",
+    "BM_GpuOpsConv2d/bf16": "conv2d [32,64,128,128] x [128,64,3,3], pad 1, bf16",
 }
 
 

@@ -96,6 +96,48 @@ if(WICK_CUDA)
   # cudart is linked statically: the module loads without a CUDA installation and
   # reports "no driver" instead of failing to load. cuBLAS serves matmul.
   target_link_libraries(wick-cuda PRIVATE CUDA::cudart_static CUDA::cublas)
+  # cuDNN serves the convolutions where its header is found (WICK_CUDNN, default:
+  # found): in the toolkit's folders, under CUDNN_ROOT, or in the wheel PyTorch runs
+  # on (nvidia-cudnn-cu*). The module does not link it: conv.cpp dlopens
+  # libcudnn.so.9 on the loader's path, then the library found here, and falls back
+  # to im2col + GEMM when neither loads.
+  set(cudnn_hints)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    execute_process(
+      COMMAND ${Python3_EXECUTABLE} -c "import nvidia.cudnn as m; print(list(m.__path__)[0])"
+      OUTPUT_VARIABLE py_cudnn OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE py_rc)
+    if(py_rc EQUAL 0 AND py_cudnn)
+      list(APPEND cudnn_hints ${py_cudnn})
+    endif()
+  endif()
+  find_path(WICK_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV CUDNN_ROOT ${cudnn_hints}
+            PATH_SUFFIXES include)
+  find_library(WICK_CUDNN_LIBRARY NAMES libcudnn.so.9 cudnn
+               HINTS ${CUDAToolkit_LIBRARY_DIR} ENV CUDNN_ROOT ${cudnn_hints} PATH_SUFFIXES lib64 lib)
+  if(WICK_CUDNN_INCLUDE_DIR)
+    set(cudnn_found ON)
+  else()
+    set(cudnn_found OFF)
+  endif()
+  option(WICK_CUDNN "Convolutions through cuDNN (loaded at run time) in libwick-cuda.so (default: when cudnn.h is found)"
+         ${cudnn_found})
+  if(WICK_CUDNN)
+    if(NOT cudnn_found)
+      message(FATAL_ERROR "wick: WICK_CUDNN is ON but no cudnn.h was found (set CUDNN_ROOT)")
+    endif()
+    target_include_directories(wick-cuda SYSTEM PRIVATE ${WICK_CUDNN_INCLUDE_DIR})
+    target_link_libraries(wick-cuda PRIVATE ${CMAKE_DL_LIBS})
+    target_compile_definitions(wick-cuda PRIVATE WICK_HAVE_CUDNN)
+    if(WICK_CUDNN_LIBRARY)
+      get_filename_component(cudnn_real ${WICK_CUDNN_LIBRARY} REALPATH)
+      target_compile_definitions(wick-cuda PRIVATE WICK_CUDNN_LIBRARY_PATH="${cudnn_real}")
+    endif()
+    message(STATUS "wick: cuDNN for convolutions: ${WICK_CUDNN_INCLUDE_DIR}/cudnn.h, "
+                   "libcudnn.so.9 at run time (else ${WICK_CUDNN_LIBRARY})")
+  else()
+    message(STATUS "wick: no cuDNN: convolutions run as im2col + GEMM")
+  endif()
   message(STATUS "wick: CUDA backend for sm ${WICK_CUDA_ARCHS} (+ PTX compute_${highest})")
 endif()
 

@@ -47,11 +47,12 @@ for src in "$root"/src/base/*.cpp "$root"/src/backend/registry.cpp "$root"/src/b
   if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}" || exit 1; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p" || exit 1; done
-libs=(-lfmt -lopenblas -lz -ldl)
+libs=(-lfmt -lopenblas -ldnnl -lhwy -lsleef -lz -ldl)
 
-# Seed corpora: tiny valid files of each format (plus the oracle's files when gguf-py is there).
+# Seed corpora: tiny valid files of each format (plus the oracle's files when gguf-py is there);
+# fuzz_roundtrip (read, write with every writer, read back) starts from all of them.
 seeds=$build/seeds
-mkdir -p "$seeds/fuzz_gguf" "$seeds/fuzz_safetensors" "$seeds/fuzz_npy"
+mkdir -p "$seeds/fuzz_gguf" "$seeds/fuzz_safetensors" "$seeds/fuzz_npy" "$seeds/fuzz_roundtrip"
 python3 - "$seeds" <<'PY' || echo "fuzz.sh: python3 seed generation failed; fuzzing from empty corpora"
 import json, os, struct, sys
 d = sys.argv[1]
@@ -65,6 +66,13 @@ g += s(b"general.alignment") + struct.pack("<iI", 4, 32)
 g += s(b"w") + struct.pack("<Iqqiq", 2, 32, 2, 8, 0)
 g += b"\0" * (-len(g) % 32) + b"\x00\x3c" + bytes(range(32)) + b"\x00\x38" + bytes(range(32, 64))
 w("fuzz_gguf", "q8_0.gguf", g)
+g = b"GGUF" + struct.pack("<Iqq", 3, 1, 3)
+g += s(b"general.architecture") + struct.pack("<i", 8) + s(b"llama")
+g += s(b"tokenizer.ggml.tokens") + struct.pack("<iiQ", 9, 8, 2) + s(b"a") + s(b"\xe2\x96\x81b")
+g += s(b"k.u8") + struct.pack("<iiQ", 9, 0, 3) + bytes([1, 2, 3])
+g += s(b"x") + struct.pack("<Iqiq", 1, 4, 0, 0)
+g += b"\0" * (-len(g) % 32) + struct.pack("<4f", 1, -2, 0.5, 8)
+w("fuzz_gguf", "f32.gguf", g)
 h = json.dumps({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
                 "__metadata__": {"k": "v"}}).encode()
 w("fuzz_safetensors", "a.safetensors", struct.pack("<Q", len(h)) + h + struct.pack("<2f", 1.5, -2))
@@ -79,6 +87,7 @@ try:
 except ImportError:
     pass
 PY
+cp "$seeds"/fuzz_gguf/* "$seeds"/fuzz_safetensors/* "$seeds"/fuzz_npy/* "$seeds/fuzz_roundtrip/" 2>/dev/null || true
 
 status=0
 for t in "${targets[@]}"; do

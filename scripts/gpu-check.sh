@@ -18,17 +18,36 @@
 #          in the folder the tests were built to read (WICK_TEST_DATA_DIR of the build),
 #          given here as WICK_GPU_DATA, and the Python package gguf (the GPU machine has
 #          no registry: install its wheel first).
+#   cpu:   the CPU backend beside PyTorch CPU on the same cores in the same run
+#          (bench/cpu_compare.py: the bench/cpu_ops.cpp cases and `wick bench --device
+#          cpu`), WICK_CPU_THREADS threads on both sides (default 16), WICK_CPU_CASES (a
+#          regex: only those cases) if set; needs only libwick.so, wick_bench and wick
+#          (no GPU). Its tables are Markdown, ready to paste (cpu_compare.md).
+#   python: the Python package's tests (tests/python_api, pytest) with their tensors on
+#          gpu:0 (--device gpu:0), PyTorch's CUDA tensors through DLPack included; the
+#          package is <build>/python-package (CMake target _wick, -DWICK_PYTHON=ON: this
+#          script adds it to its own build when python3 has nanobind; otherwise build it
+#          elsewhere against a Python 3.12 and carry it). The SmolLM2 tests read
+#          WICK_GPU_DATA as the model part does.
 # Output in $OUT, at most 8 files: summary.txt (the digest), the Markdown reports
-# (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md) and gpu-check.tgz,
+# (torch_compare.md, gpu_ops_compare.md, gpu_quant_report.md, cpu_compare.md) and gpu-check.tgz,
 # which holds every log and benchmark JSON.
 #
-# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model (default all)
+# usage: scripts/gpu-check.sh [all|PART[,PART...]]   PART: test bench ops quant model cpu python (default all)
 #   ops / quant: tests and benchmarks of the reduce, nn, indexing, sort, GEMM and
 #                convolution families / of the QUANTIZED module
 #   WICK_GPU_PREBUILT=<dir>: a folder holding libwick.so, libwick-cuda.so and the
 #     executables (test_*, wick_bench, wick or bin/wick) built for sm_90 elsewhere (strip them to
 #     carry them; add libbenchmark.so.1* when the machine lacks it); used when they
-#     load here, else the script builds.
+#     load here, else the script builds. The cpu part alone needs libwick.so* (its
+#     SONAME libwick.so.MAJOR.MINOR), wick_bench and wick, and the shared libraries
+#     libwick.so links that the machine lacks, in <dir>/lib (put on LD_LIBRARY_PATH
+#     when present): the CPU backend's libdnnl.so.2, libsleef.so.3, libhwy.so.1 and
+#     libdnnl's libOpenCL.so.1 (Debian 12: libdnnl2, libsleef3, libhwy1,
+#     ocl-icd-libopencl1), e.g.
+#       mkdir -p P/lib && for l in libdnnl.so.2 libsleef.so.3 libhwy.so.1 libOpenCL.so.1; do
+#         cp -L /usr/lib/x86_64-linux-gnu/$l P/lib/; done
+#     The python part needs python-package/ in <dir> (or nanobind here to build it).
 #   WICK_GPU_BUILD=<dir>: the build folder (default build-h200).
 set -uo pipefail
 MODE=${1:-all}
@@ -42,7 +61,7 @@ pack() {
   local files=()
   for f in "$OUT"/*; do
     case "${f##*/}" in
-      summary.txt | torch_compare.md | gpu_ops_compare.md | gpu_quant_report.md | gpu-check.tgz) ;;
+      summary.txt | torch_compare.md | gpu_ops_compare.md | gpu_quant_report.md | cpu_compare.md | gpu-check.tgz) ;;
       *) [ -e "$f" ] && files+=("${f##*/}") ;;
     esac
   done
@@ -57,27 +76,59 @@ want() {
   return 1
 }
 
+# cuDNN: libwick-cuda.so dlopens libcudnn.so.9 for the convolutions (im2col + GEMM
+# when it does not load). On the GPU machine the wheel PyTorch runs on
+# (nvidia-cudnn-cu*) holds it: CMake (its header) and the loader look there.
+cudnn_dir=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null || true)
+if [ -n "$cudnn_dir" ] && [ -d "$cudnn_dir/lib" ]; then
+  export LD_LIBRARY_PATH="$cudnn_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export CUDNN_ROOT=${CUDNN_ROOT:-$cudnn_dir}
+fi
+
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
   nvcc --version | tail -2
   git rev-parse HEAD 2>/dev/null || true
   git status --short 2>/dev/null | head -20 || true
+  echo "cuDNN folder: ${cudnn_dir:-none found}"
 } >"$S" 2>&1
 
 # ---- binaries ------------------------------------------------------------------------
 P=${WICK_GPU_PREBUILT:-}
-if [ -n "$P" ] && LD_LIBRARY_PATH="$P" "$P/test_gpu_backend" --gtest_list_tests >/dev/null 2>&1 &&
-  ! LD_LIBRARY_PATH="$P" ldd "$P/libwick-cuda.so" | grep -q "not found"; then
+# Shared libraries carried with the prebuilt binaries (see the usage above).
+if [ -n "$P" ] && [ -d "$P/lib" ]; then
+  export LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+# The parts that need the GPU backend (all but cpu).
+gpu_parts() { want test bench ops quant model python; }
+prebuilt_loads() {
+  if gpu_parts; then
+    LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$P/test_gpu_backend" --gtest_list_tests >/dev/null 2>&1 &&
+      ! LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$P/libwick-cuda.so" | grep -q "not found"
+  else
+    LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$P/wick_bench" --benchmark_list_tests >/dev/null 2>&1
+  fi
+}
+if [ -n "$P" ] && prebuilt_loads; then
   B="$P"
   export LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   W="$P/wick"
   log "using prebuilt binaries in $P"
 else
+  if [ -n "$P" ]; then
+    log "prebuilt binaries in $P do not load here; missing: $(LD_LIBRARY_PATH="$P${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      ldd "$P/libwick.so" "$P/wick_bench" 2>&1 | grep "not found" | sort -u | awk '{print $1}' | tr '\n' ' ')"
+  fi
   log "configure + build"
+  py=(-DWICK_PYTHON=OFF)
+  pyt=()
+  if python3 -c "import nanobind" 2>/dev/null; then py=(-DWICK_PYTHON=ON) pyt=(_wick); fi
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
-    -DWICK_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
-  ninja -C "$B" -j16 wick wick-cuda wick_cli wick_bench test_gpu_backend test_gpu_elementwise test_gpu_ops \
-    test_gpu_quant test_parity test_model test_model_attention test_model_smollm >>"$OUT/build.log" 2>&1 ||
+    -DWICK_BUILD_BENCH=ON "${py[@]}" >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+  targets=(wick wick_cli wick_bench)
+  gpu_parts && targets+=(wick-cuda test_gpu_backend test_gpu_elementwise test_gpu_ops test_gpu_quant test_parity
+    test_model test_model_attention test_model_smollm "${pyt[@]}")
+  ninja -C "$B" -j16 "${targets[@]}" >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
 fi
@@ -111,7 +162,7 @@ if want test ops quant; then
     gtest test_gpu_backend 150
     gtest test_gpu_elementwise 150
   fi
-  want test ops && gtest test_gpu_ops 60
+  want test ops && gtest test_gpu_ops 120
   want test quant && gtest test_gpu_quant 120
   if want test ops; then
     log "parity on gpu:0 (every family, bench-sized cases included)"
@@ -196,6 +247,41 @@ if want model; then
   fi
 fi
 
+# ---- the CPU beside PyTorch CPU -------------------------------------------------------
+if want cpu; then
+  T=${WICK_CPU_THREADS:-16}
+  log "CPU benchmarks beside PyTorch CPU, $T threads each (bench/cpu_compare.py)"
+  lscpu | grep -E "^Model name|^CPU\(s\)|^Flags" | cut -c1-400 >>"$S"
+  PYTHONUNBUFFERED=1 timeout 540 python3 bench/cpu_compare.py --build "$B" --wick "$W" --threads "$T" ${WICK_CPU_CASES:+--cases "$WICK_CPU_CASES"} \
+    --out-md "$OUT/cpu_compare.md" --out-json "$OUT/cpu_compare.json" >"$OUT/cpu_compare.log" 2>&1 || rc=1
+  grep -E "^CPU:|^\||not met|failed" "$OUT/cpu_compare.log" | tee -a "$S"
+fi
+
+# ---- the Python package ----------------------------------------------------------------
+if want python; then
+  pkg="$B/python-package"
+  log "Python package on gpu:0: pytest tests/python_api --device gpu:0 ($pkg)"
+  if [ ! -f "$pkg/wick/__init__.py" ]; then
+    log "no $pkg: build the target _wick with -DWICK_PYTHON=ON (Python 3.12) and carry it"
+    rc=1
+  elif ! python3 -c "import pytest, numpy" 2>/dev/null; then
+    log "python3 cannot import pytest and numpy: Python tests not run"
+    rc=1
+  else
+    D=${WICK_GPU_DATA:-$B/test-data}
+    sel=(--test-data "$D")
+    if [ ! -f "$D/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+      log "no SmolLM2 in $D: its tests left out (-m 'not smollm')"
+      sel+=(-m "not smollm")
+      rc=1
+    fi
+    PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1 timeout 400 python3 -m pytest \
+      -p no:cacheprovider -rfEs tests/python_api --device gpu:0 "${sel[@]}" >"$OUT/pytest-gpu.log" 2>&1 || rc=1
+    grep -E "^wick .* from |^(FAILED|ERROR) |^SKIPPED|[0-9]+ (passed|failed)" "$OUT/pytest-gpu.log" | tail -40 |
+      tee -a "$S"
+  fi
+fi
+
 # ---- memcheck (last: the slowest part, and the one a time limit can best cut short) ----
 if want test ops quant; then
   log "compute-sanitizer memcheck"
@@ -208,7 +294,7 @@ if want test ops quant; then
     memcheck test_parity 200 --small-cases \
       --gtest_filter='*where_gpu_0*:*cast_gpu_0*:*reduce_gpu_0*:*nn_gpu_0*:*indexing_gpu_0*:*sort_gpu_0*'
   fi
-  want test ops && memcheck test_gpu_ops 90
+  want test ops && memcheck test_gpu_ops 180
   want test quant && memcheck test_gpu_quant 150 --gtest_filter='*q4_0*:*q4_K*:*q6_K*:*q8_0*:*Row*:*Dtype*:*Hand*'
 fi
 

@@ -6,9 +6,15 @@
 #                  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
 #                  nlohmann-json3-dev libpcre2-dev (the tokenizer's Unicode regexes)
 #                  zlib1g-dev (the deflated entries of .npz archives)
+#                  libdnnl-dev (oneDNN: the CPU backend's GEMM and convolutions)
+#                  libhwy-dev libsleef-dev (the CPU backend's vector kernels: Highway's
+#                  run-time target dispatch, SLEEF's vector math)
 #                  python3-pip (also fetches the test models: scripts/fetch-test-data.sh)
-#                  clang libclang-rt-dev (libFuzzer + ASan runtimes; clang only
-#                  recommends them)
+#                  python3-venv python3-dev (the Python package's wheel, built in a
+#                  virtual environment: scripts/python-test.sh)
+#                  clang libclang-rt-dev (libFuzzer + ASan + TSan runtimes; clang only
+#                  recommends them) libomp-dev (LLVM's OpenMP and its Archer tool, for
+#                  the ThreadSanitizer run)
 #   ROCm compile:  hipcc libamdhip64-dev rocm-device-libs (Debian's HIP), clang-19 lld-19
 #                  clang-tools-19 (the clang toolchain for gfx942, gfx1100, gfx1151; its
 #                  device libraries come from scripts/fetch-rocm-device-libs.sh). Optional:
@@ -17,7 +23,8 @@
 set -euo pipefail
 
 core=(build-essential cmake ninja-build ccache pkg-config libopenblas-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev python3-pip clang libclang-rt-dev)
+      libcli11-dev libfmt-dev nlohmann-json3-dev libpcre2-dev zlib1g-dev libdnnl-dev libhwy-dev libsleef-dev
+      python3-pip python3-venv python3-dev clang libclang-rt-dev libomp-dev)
 rocm=(hipcc libamdhip64-dev rocm-device-libs clang-19 lld-19 clang-tools-19)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -2,16 +2,18 @@
 # Builds and runs every test: the Release build (tests and benchmarks) under ctest,
 # then wick used as a dependency (tests/consumer/run.sh: that build installed to a
 # prefix, a program built against it through find_package, pkg-config and
-# add_subdirectory), the sanitizer build (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), then
-# compile-and-link checks of the GPU backends for each toolchain present (nvcc:
-# WICK_CUDA=ON; hipcc: libwick-rocm.so for its four targets; clang-19: libwick-rocm.so
-# alone for gfx90a, gfx942, gfx1030, gfx1100 and gfx1151 with the device libraries of
-# scripts/fetch-rocm-device-libs.sh; the ROCm builds warning-free, -DWICK_WERROR=ON).
-# No GPU is needed, none is used.
-# Between them, the libFuzzer targets of the file parsers (scripts/fuzz.sh, clang) run
-# for a bounded time each.
-#   WICK_JOBS (default 2), WICK_SKIP_SANITIZE=1, WICK_SKIP_GPU_BUILDS=1, WICK_SKIP_FUZZ=1,
-#   WICK_FUZZ_SECONDS (per target, default 45)
+# add_subdirectory), the Python package (scripts/python-test.sh: its wheel built and
+# installed in a virtual environment, pytest tests/python_api), the sanitizer build
+# (scripts/ci-sanitize.sh: ASan + UBSan, zero reports), the ThreadSanitizer run of the
+# threaded tests (scripts/ci-tsan.sh), then compile-and-link checks of the GPU backends
+# for each toolchain present (nvcc: WICK_CUDA=ON; hipcc: libwick-rocm.so for its four
+# targets; clang-19: libwick-rocm.so alone for gfx90a, gfx942, gfx1030, gfx1100 and
+# gfx1151 with the device libraries of scripts/fetch-rocm-device-libs.sh; the ROCm builds
+# warning-free, -DWICK_WERROR=ON). No GPU is needed, none is used.
+# Between them, the libFuzzer targets of the file parsers and the read-write-read round
+# trip (scripts/fuzz.sh, clang) run for a bounded time each.
+#   WICK_JOBS (default 2), WICK_SKIP_PYTHON=1, WICK_SKIP_SANITIZE=1, WICK_SKIP_TSAN=1,
+#   WICK_SKIP_GPU_BUILDS=1, WICK_SKIP_FUZZ=1, WICK_FUZZ_SECONDS (per target, default 45)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,9 +33,19 @@ step "release ctest"
 step "wick as a dependency: install, find_package, pkg-config, add_subdirectory"
 bash tests/consumer/run.sh build-test
 
+if [ "${WICK_SKIP_PYTHON:-0}" != 1 ]; then
+  step "Python package: wheel in a virtual environment, pytest"
+  WICK_TEST_DATA_DIR="$PWD/build-test/test-data" WICK_JOBS="$jobs" bash scripts/python-test.sh
+fi
+
 if [ "${WICK_SKIP_SANITIZE:-0}" != 1 ]; then
   step "sanitizer build and ctest"
   bash scripts/ci-sanitize.sh
+fi
+
+if [ "${WICK_SKIP_TSAN:-0}" != 1 ]; then
+  step "ThreadSanitizer build and the threaded tests"
+  bash scripts/ci-tsan.sh
 fi
 
 if [ "${WICK_SKIP_FUZZ:-0}" != 1 ]; then

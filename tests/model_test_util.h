@@ -27,6 +27,8 @@ struct TinyConfig {
   float linear_scale = 0.0f;  // > 0: rope.scaling.type linear with this factor
   float eps = 1e-5f;
   uint32_t seed = 7;
+  // Per matrix kind ("attn_v", "ffn_up", ...): a type other than `type` (Q4_K_M mixes them).
+  std::map<std::string, GgmlType> types;
 
   bool qkv_bias() const { return arch == "qwen2"; }
   bool qk_norm() const { return arch == "qwen3"; }
@@ -70,7 +72,9 @@ inline TinyFile make_tiny_model(const TinyConfig& c) {
     std::vector<float> v(rows * cols);
     for (float& x : v) x = normal(rng) * scale;
     const Tensor t = Tensor::from_vector(v, {rows, cols});
-    const QTensor q = QTensor::quantize(t, c.type);
+    const size_t dot = name.rfind(".weight"), start = name.rfind('.', dot - 1) + 1;
+    const auto it = c.types.find(name.substr(start, dot - start));
+    const QTensor q = QTensor::quantize(t, it == c.types.end() ? c.type : it->second);
     f.tensors.push_back(GgufTensorData::from_qtensor(name, q));
     f.values[name] = q.dequantize(DType::F64).to_vector<double>();
   };

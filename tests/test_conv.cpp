@@ -223,6 +223,27 @@ TEST(Conv2d, NhwcPermutedInput) {
   }
 }
 
+TEST(Conv2d, BlockedChannelCountsWithGroupsAndAPermutedKernel) {
+  // Channel counts that oneDNN stores in 16-wide blocks (and one that is not a
+  // multiple of 16), groups, stride, dilation and padding together; the kernel is a
+  // permuted view (its KW and KH stored swapped) and the input NHWC.
+  for (DType dt : {DType::F32, DType::BF16, DType::F16}) {
+    std::array<size_t, 4> xd{2, 40, 9, 11};
+    const size_t co = 48, groups = 2, cig = 20, kh = 3, kw = 2;
+    Values xv = rand_values(2 * 40 * 9 * 11, 40, dt), wv = rand_values(co * cig * kh * kw, 41, dt);
+    Values w_swapped(wv.size());
+    for (size_t o = 0; o < co * cig; ++o)
+      for (size_t i = 0; i < kh; ++i)
+        for (size_t j = 0; j < kw; ++j) w_swapped[(o * kw + j) * kh + i] = wv[(o * kh + i) * kw + j];
+    Tensor w = make(w_swapped, {co, cig, kw, kh}, dt).transpose(2, 3);
+    ASSERT_FALSE(w.is_contiguous());
+    Geom g{2, 2, 2, groups};
+    Ref r = ref_conv2d(xv, xd, wv, {co, cig, kh, kw}, g, dt);
+    expect_close(nhwc_view(xv, xd, dt).conv2d(w, g.pad, g.stride, g.dil, g.groups), r.val, r.tol,
+                 name(dt, "blocked channels"));
+  }
+}
+
 TEST(Conv2d, EmptyBatchGivesEmptyOutput) {
   Tensor y = Tensor::zeros({0, 2, 5, 5}).conv2d(Tensor::ones({3, 2, 3, 3}));
   EXPECT_EQ(y.shape(), (Shape{0, 3, 3, 3}));
@@ -622,6 +643,42 @@ TEST(Upsample, BilinearRandomEveryFloatDtype) {
                    name(dt, ac ? "align_corners" : "half-pixel"));
     }
   }
+}
+
+TEST(Upsample, BilinearHonoursScaleFactors) {
+  // PyTorch interpolate(size 3 -> scale_factor 2.5): output floor(3 * 2.5) = 7 columns, and the
+  // source scale is 1 / 2.5 = 0.4 (not 3 / 7).
+  Tensor x = make({0, 10, 20}, {1, 1, 1, 3}, DType::F64);
+  Tensor y = x.upsample_bilinear2d(1, 7, false, std::nullopt, 2.5);
+  Values want;
+  for (size_t i = 0; i < 7; ++i) {
+    double src = std::max(0.4 * (double(i) + 0.5) - 0.5, 0.0);
+    size_t i0 = std::min<size_t>(size_t(src), 2), i1 = std::min<size_t>(i0 + 1, 2);
+    double l1 = src - double(i0);
+    want.push_back((1 - l1) * 10.0 * double(i0) + l1 * 10.0 * double(i1));
+  }
+  EXPECT_NEAR(want[6], 20.0, 1e-12);  // src 2.1 clamps to the last pixel
+  EXPECT_NEAR(want[1], 1.0, 1e-12);   // src 0.1
+  expect_close(y, want, Values(7, 1e-12), "scale_w 2.5");
+  // Without the scale, in / out = 3 / 7 steps the sources: another result.
+  EXPECT_GT(std::fabs(x.upsample_bilinear2d(1, 7).to_f64_vector()[1] - want[1]), 0.1);
+  // scale_h on rows: 2 rows -> 3 with scale 1.5 steps by 1 / 1.5
+  Tensor c = make({0, 30}, {1, 1, 2, 1}, DType::F64);
+  Values wc;
+  for (size_t i = 0; i < 3; ++i) {
+    double src = std::max((double(i) + 0.5) / 1.5 - 0.5, 0.0);
+    size_t i0 = std::min<size_t>(size_t(src), 1), i1 = std::min<size_t>(i0 + 1, 1);
+    wc.push_back((1 - (src - double(i0))) * 30.0 * double(i0) + (src - double(i0)) * 30.0 * double(i1));
+  }
+  expect_close(c.upsample_bilinear2d(3, 1, false, 1.5), wc, Values(3, 1e-12), "scale_h 1.5");
+}
+
+TEST(Upsample, BilinearScaleFactorsMustBePositive) {
+  Tensor x = Tensor::zeros({1, 1, 2, 2});
+  expect_error([&] { (void)x.upsample_bilinear2d(4, 4, false, 0.0); }, ErrorKind::InvalidArgument,
+               "[upsample_bilinear2d] input [1,1,2,2] f32: scale_h 0 must be finite and positive");
+  expect_error([&] { (void)x.upsample_bilinear2d(4, 4, false, 2.0, -1.0); }, ErrorKind::InvalidArgument,
+               "scale_w -1 must be finite and positive");
 }
 
 TEST(Upsample, BilinearIntegerRoundsHalfAwayFromZero) {

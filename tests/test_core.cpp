@@ -166,6 +166,43 @@ TEST(Views, ContiguousCopiesOnlyWhenNeeded) {
   EXPECT_NE(x.copy().storage(), x.storage());
 }
 
+TEST(Views, ContiguousOfPermutedNarrowedAndTransposedLayouts) {
+  // x[b, i, j] = its flat index, in dtypes of 2, 4 and 8 bytes; each copy against index math.
+  const size_t B = 3, R = 37, C = 45;
+  std::vector<double> v(B * R * C);
+  for (size_t k = 0; k < v.size(); ++k) v[k] = double(k % 2048);
+  for (DType dt : {DType::F16, DType::F32, DType::I64}) {
+    Tensor x = Tensor::from_vector(v, {B, R, C}).to_dtype(dt);
+    auto at = [&](size_t b, size_t i, size_t j) { return double((b * R * C + i * C + j) % 2048); };
+    // a batch of transposed matrices: the tiled path, tiles cut at both edges
+    std::vector<double> got = x.permute({0, 2, 1}).contiguous().to_dtype(DType::F64).to_vector<double>();
+    size_t bad = 0;
+    for (size_t b = 0; b < B; ++b)
+      for (size_t j = 0; j < C; ++j)
+        for (size_t i = 0; i < R; ++i) bad += got[(b * C + j) * R + i] != at(b, i, j);
+    EXPECT_EQ(bad, 0u) << "permute " << dtype_name(dt);
+    // rows with an offset and a row stride: one copy per row
+    got = x.narrow(2, 3, 40).narrow(1, 2, 30).contiguous().to_dtype(DType::F64).to_vector<double>();
+    bad = 0;
+    for (size_t b = 0; b < B; ++b)
+      for (size_t i = 0; i < 30; ++i)
+        for (size_t j = 0; j < 40; ++j) bad += got[(b * 30 + i) * 40 + j] != at(b, i + 2, j + 3);
+    EXPECT_EQ(bad, 0u) << "narrow " << dtype_name(dt);
+    // a transposed narrowed matrix (an offset, no batch)
+    got = x.narrow(0, 1, 1)
+              .squeeze(0)
+              .narrow(1, 5, 33)
+              .t()
+              .contiguous()
+              .to_dtype(DType::F64)
+              .to_vector<double>();
+    bad = 0;
+    for (size_t j = 0; j < 33; ++j)
+      for (size_t i = 0; i < R; ++i) bad += got[j * R + i] != at(1, i, j + 5);
+    EXPECT_EQ(bad, 0u) << "transposed narrow " << dtype_name(dt);
+  }
+}
+
 TEST(Views, ReshapeCopiesOnlyWhenNotContiguous) {
   Tensor x = iota_tensor({3, 4});
   Tensor r = x.reshape({2, 6});
@@ -226,8 +263,10 @@ TEST(Creation, FromVectorToVectorEveryDtype) {
   EXPECT_EQ(Tensor::from_vector(std::vector<float>{4}, Shape{}).item(), 4.0);
 }
 
-TEST(Creation, StrDescribesTheTensor) {
-  EXPECT_EQ(Tensor::zeros({2, 3}, DType::BF16).str(), "Tensor[2,3] bf16 cpu");
+TEST(Creation, StrPrintsTheValues) {
+  // PyTorch prints torch.zeros(2, 3, dtype=torch.bfloat16) the same way (dtype named as wick names it).
+  EXPECT_EQ(Tensor::zeros({2, 3}, DType::BF16).str(),
+            "tensor([[0., 0., 0.],\n        [0., 0., 0.]], dtype=bf16)");
 }
 
 TEST(Creation, ToDeviceOnTheCpuIsTheSameTensor) {

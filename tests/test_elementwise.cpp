@@ -689,14 +689,19 @@ TEST(Errors, DeviceMismatch) {
   expect_error([&] { c.where_cond(a, g); }, ErrorKind::DeviceMismatch, "gpu:0");
 }
 
-TEST(Errors, DTypeMismatch) {
+TEST(Binary, MixedDTypesPromote) {
+  // f32 with f64 computes in f64 (promote_types; its table is tested in test_api_operators.cpp).
   Tensor a = host({1, 2, 3, 4, 5, 6}, Shape{2, 3}, DType::F32);
-  Tensor b = host({1, 2, 3}, Shape{3}, DType::F64);
-  expect_error([&] { a.add(b); }, ErrorKind::DTypeMismatch, "[add] lhs [2,3] f32 rhs [3] f64: dtypes differ");
-  expect_error([&] { a.lt(b); }, ErrorKind::DTypeMismatch, "[lt] lhs [2,3] f32 rhs [3] f64: dtypes differ");
+  Tensor b = host({0.1, 0.2, 0.3}, Shape{3}, DType::F64);
+  Tensor s = a.add(b);
+  EXPECT_EQ(s.dtype(), DType::F64);
+  EXPECT_EQ(s.to_vector<double>(),
+            (std::vector<double>{1 + 0.1, 2 + 0.2, 3 + 0.3, 4 + 0.1, 5 + 0.2, 6 + 0.3}));
+  EXPECT_EQ(a.lt(b).to_vector<uint8_t>(), (std::vector<uint8_t>{0, 0, 0, 0, 0, 0}));
   Tensor c = host({1, 0, 1}, Shape{3}, DType::U8);
-  expect_error([&] { c.where_cond(a, b); }, ErrorKind::DTypeMismatch,
-               "[where_cond] on_true [2,3] f32 on_false [3] f64: dtypes differ");
+  Tensor w = c.where_cond(a, b);
+  EXPECT_EQ(w.dtype(), DType::F64);
+  EXPECT_EQ(w.to_vector<double>(), (std::vector<double>{1, 0.2, 3, 4, 0.2, 6}));
 }
 
 TEST(Errors, ShapesNotBroadcastable) {

@@ -122,7 +122,7 @@ TEST(Gguf, RoundTripEveryValueTypeByteForByte) {
   EXPECT_EQ(g.find("wick.u64")->as_uint(), uint64_t(1) << 60);
   EXPECT_EQ(g.find("wick.i8")->as_int(), -7);
   EXPECT_EQ(g.find("wick.f32")->as_float(), 1.5);
-  EXPECT_EQ(g.find("wick.nested")->as_array().items[0].as_array().items[1].as_int(), 2);
+  EXPECT_EQ(g.find("wick.nested")->as_array().array(0).get<int32_t>(1), 2);
   ASSERT_EQ(g.tensors().size(), 3u);
   EXPECT_EQ(g.tensors()[1].ne, (std::vector<uint64_t>{256, 2}));
   EXPECT_EQ(g.tensors()[2].type, 12u);
@@ -229,7 +229,33 @@ TEST(Gguf, WriterRejectsBadInput) {
   expect_invalid({}, {short_data}, "do not match 15 data bytes");
   GgufTensorData long_name{std::string(64, 'n'), 0, {4}, std::vector<uint8_t>(16)};
   expect_invalid({}, {long_name}, "the limit is 63");
-  expect_invalid({{"k", GgufArray{GgufType::U8, {GgufValue(int8_t(1))}}}}, {}, "holds a i8 item");
+  try {
+    GgufArray mixed(GgufType::U8, {GgufValue(int8_t(1))});
+    FAIL() << "an i8 item in a u8 array";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("array of u8 given a i8 item"), std::string::npos) << e.what();
+  }
+  // Arrays nest as deep as the reader reads (an array at depth 16 is refused by both).
+  auto nest = [](int levels) {
+    GgufValue v = GgufArray(GgufType::U8, {GgufValue(uint8_t(7))});
+    for (int i = 0; i < levels; ++i) v = GgufArray(GgufType::Array, {v});
+    return v;
+  };
+  const GgufValue deepest = nest(15);
+  const auto image = gguf_serialize({{"k", deepest}}, {});
+  EXPECT_EQ(*GgufFile::parse(image.data(), image.size()).find("k"), deepest);
+  expect_invalid({{"k", nest(16)}}, {}, "key 'k': arrays nested deeper than 16");
+  // A 5-dim tensor is refused for its rank, before its data are converted.
+  try {
+    GgufTensorData::from_tensor("t5", Tensor::zeros(Shape{1, 2, 1, 2, 32}));
+    FAIL() << "5 dims";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("rank 5, GGUF holds at most 4 dims"), std::string::npos) << e.what();
+  }
+  GgufTensorData five{"t5", 0, {4, 1, 1, 1, 1}, std::vector<uint8_t>(16)};
+  expect_invalid({}, {five}, "tensor 't5' n_dims: 5 is not in 1..4");
 }
 
 // ---- bad files --------------------------------------------------------------------
@@ -312,12 +338,19 @@ TEST(GgufBadFile, ArrayCountLargerThanFile) {
   expect_format_error(x.b, "cannot fit");
 }
 
-TEST(GgufBadFile, MetadataValueCountIsCapped) {
-  // 2^24 + 1 one-byte values fit in the file but exceed the reader's value budget
+TEST(Gguf, LargeNumberArraysAreReadWhole) {
+  // 2^24 + 1 one-byte values (once over a value budget, now one packed copy).
+  const size_t n = (size_t(1) << 24) + 1;
   auto x = header(3, 0, 1);
-  x.str("k").put<int32_t>(9).put<int32_t>(0).put<uint64_t>((uint64_t(1) << 24) + 1);
-  x.b.resize(x.b.size() + (size_t(1) << 24) + 1);
-  expect_format_error(x.b, "more than 16777216 values");
+  x.str("k").put<int32_t>(9).put<int32_t>(0).put<uint64_t>(n);
+  const size_t at = x.b.size();
+  x.b.resize(at + n);
+  for (size_t i = 0; i < n; ++i) x.b[at + i] = uint8_t(i * 7);
+  GgufFile g = GgufFile::parse(x.b.data(), x.b.size(), "big.gguf");
+  const GgufArray& a = g.find("k")->as_array();
+  ASSERT_EQ(a.size(), n);
+  for (size_t i : {size_t(0), size_t(1), size_t(255), n / 2, n - 1})
+    EXPECT_EQ(a.get<uint8_t>(i), uint8_t(i * 7));
 }
 
 TEST(GgufBadFile, ArraysNestedTooDeep) {
@@ -432,13 +465,13 @@ TEST(GgufOracle, ReadsFilesWrittenByGgufPy) {
   EXPECT_EQ(g.find("test.bool")->get<bool>(), true);
   EXPECT_EQ(g.find("test.str")->as_string(), "h\xc3\xa9llo wick");
   const auto& strs = g.find("test.arr_str")->as_array();
-  ASSERT_EQ(strs.items.size(), 3u);
-  EXPECT_EQ(strs.items[1].as_string(), "bc");
-  EXPECT_EQ(strs.items[2].as_string(), "");
-  EXPECT_EQ(g.find("test.arr_f32")->as_array().items[1].as_float(), -2.0);
+  ASSERT_EQ(strs.size(), 3u);
+  EXPECT_EQ(strs.string(1), "bc");
+  EXPECT_EQ(strs.string(2), "");
+  EXPECT_EQ(g.find("test.arr_f32")->as_array().get<float>(1), -2.0f);
   const auto& nested = g.find("test.nested")->as_array();
-  ASSERT_EQ(nested.elem_type, GgufType::Array);
-  EXPECT_EQ(nested.items[1].as_array().items[2].as_int(), 5);
+  ASSERT_EQ(nested.elem_type(), GgufType::Array);
+  EXPECT_EQ(nested[1].as_array()[2].as_int(), 5);
   const char* names[] = {"f32",  "f16",  "bf16", "q4_0", "q4_1", "q5_0", "q5_1",
                          "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"};
   for (const char* n : names) {

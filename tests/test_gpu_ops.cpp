@@ -1,12 +1,16 @@
-// GPU-only behaviour of the indexing, GEMM, sort and convolution ops that the
-// parity harness cannot express: an out-of-range index surfaces as
-// Error(IndexOutOfRange) naming the op at the next synchronization (and the device
-// stays usable), sentinel ids skip, the portable GEMM (Options::portable_gemm) and
-// the vendor BLAS against float64 references, the TF32 option (off by default: full
-// f32 precision), argsort's register and shared-memory kernels and its global
-// merge (each reached by the row lengths and key sizes that select it) against a
-// host stable sort, and the row-per-block im2col against a float64 convolution.
-// Skips when no GPU is present.
+// GPU-only behaviour of the indexing, GEMM, sort, convolution, cumsum and
+// layer_norm ops that the parity harness cannot express: an out-of-range index
+// surfaces as Error(IndexOutOfRange) naming the op at the next synchronization (and
+// the device stays usable), sentinel ids skip, the portable GEMM
+// (Options::portable_gemm) and the vendor BLAS against float64 references, the TF32
+// option (off by default: full f32 precision) for GEMMs and convolutions, argsort's
+// register and shared-memory kernels and its global merge (each reached by the row
+// lengths and key sizes that select it) against a host stable sort, the row-per-block
+// im2col and the vendor DNN library (which convolutions it runs) against float64
+// convolutions and the CPU, and cumsum's and layer_norm's kernel paths (reached by
+// the shapes and alignments that select them) against float64. Skips when no GPU
+// is present.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -272,7 +276,8 @@ TEST(GpuGemm, VendorBlasAndPortableKernelMatchFloat64ForHalfTypes) {
       std::vector<double> want = ref_matmul(aa, bb, 4, 5, 8, 6);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_LE(std::abs(got[i] - want[i]), check::float_epsilon(dt) * std::abs(want[i]) + 4 * 0x1.0p-23 * 6)
+        ASSERT_LE(std::abs(got[i] - want[i]),
+                  check::float_epsilon(dt) * std::abs(want[i]) + 4 * 0x1.0p-23 * 6)
             << i;
     }
   }
@@ -381,13 +386,30 @@ std::vector<double> ref_conv2d(const std::vector<double>& x, const std::vector<d
   return y;
 }
 
-// The im2col block covers a row of output pixels: planes smaller than a block (1
-// and 12 pixels), one of several blocks' worth (2500), strided and dilated taps,
-// groups, and an input read through transposed strides; output widths that are a
-// multiple of 4 (4 pixels a thread) and ones that are not.
-TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
-  REQUIRE_GPU();
-  ScopedOptions full(gemm_options(false, false));
+// How many convolutions the backend module's vendor DNN library ran on gpu:0
+// (wick_gpu_dnn_convolutions): -2 when the build has none, -4 when its library
+// did not load (the im2col path runs), -3 when no backend module is loaded or the
+// hook is missing.
+long dnn_convolutions() {
+  for (const char* lib : {"libwick-cuda.so", "libwick-rocm.so"}) {
+    void* h = ::dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) continue;
+    using Fn = long (*)(int);
+    auto fn = reinterpret_cast<Fn>(::dlsym(h, "wick_gpu_dnn_convolutions"));
+    long n = fn ? fn(0) : -3;
+    ::dlclose(h);
+    return n;
+  }
+  return -3;
+}
+
+// conv2d specs against float64 under the given options: planes smaller than an
+// im2col block (1 and 12 pixels), one of several blocks' worth (2500), strided and
+// dilated taps, groups, and an input read through transposed strides; output
+// widths that are a multiple of 4 (4 pixels a thread on the im2col path) and ones
+// that are not.
+void check_conv2d_specs(const Options& opts) {
+  ScopedOptions scope(opts);
   struct Spec {
     size_t b, c, h, w, co, k, pad, stride, dil, groups;
     bool transposed;
@@ -416,6 +438,247 @@ TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
     for (size_t i = 0; i < got.size(); ++i)
       ASSERT_NEAR(got[i], want[i], 4 * 0x1.0p-23 * terms * 2 + 0x1.0p-23 * std::abs(want[i]))
           << sp.h << "x" << sp.w << " element " << i;
+  }
+}
+
+// The portable path: im2col, a block per row of output pixels, and the portable GEMM.
+TEST(GpuConv, Im2colRowsMatchFloat64AtEveryPlaneSize) {
+  REQUIRE_GPU();
+  check_conv2d_specs(gemm_options(true, false));
+}
+
+// The vendor path: cuDNN where the build has it, else im2col and the vendor BLAS
+// (or the portable GEMM).
+TEST(GpuConv, VendorPathMatchesFloat64AtEveryPlaneSize) {
+  REQUIRE_GPU();
+  check_conv2d_specs(gemm_options(false, false));
+}
+
+// Inputs 1 + j * 2^-20 need more than TF32's 10 mantissa bits, weights are 1: a
+// TF32 convolution drops the 2^-20 steps, a full-f32 one keeps them. Through the
+// vendor path (cuDNN's forward and backward-data convolutions where present).
+TEST(GpuConv, F32UsesFullPrecisionUnlessTf32IsAllowed) {
+  REQUIRE_GPU();
+  const size_t b = 2, c = 16, h = 10, w = 12, co = 8, k = 3;
+  std::vector<float> x(b * c * h * w), wt(co * c * k * k, 1.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0f + float(i % 7) * 0x1.0p-20f;
+  Tensor tx = Tensor::from_vector(x, Shape{b, c, h, w}, kGpu);
+  Tensor tw = Tensor::from_vector(wt, Shape{co, c, k, k}, kGpu);
+  // conv_transpose2d of the same input with a (c, co, k, k) kernel of ones.
+  Tensor twt = Tensor::from_vector(wt, Shape{c, co, k, k}, kGpu);
+  std::vector<double> xd(x.begin(), x.end()), wd(wt.begin(), wt.end());
+  const std::vector<double> want = ref_conv2d(xd, wd, b, c, h, w, co, k, k, 0, 1, 1, 1);
+  // conv_transpose2d, stride 1, no padding: out[o, y, x] = sum of in[ci, y - i, x - j] over the taps inside.
+  const size_t th = h + k - 1, tw_ = w + k - 1;
+  std::vector<double> want_t(b * co * th * tw_, 0.0);
+  for (size_t p = 0; p < b; ++p)
+    for (size_t o = 0; o < co; ++o)
+      for (size_t y = 0; y < th; ++y)
+        for (size_t xx = 0; xx < tw_; ++xx) {
+          double s = 0;
+          for (size_t ci = 0; ci < c; ++ci)
+            for (size_t i = 0; i < k; ++i)
+              for (size_t j = 0; j < k; ++j)
+                if (y >= i && xx >= j && y - i < h && xx - j < w)
+                  s += xd[((p * c + ci) * h + y - i) * w + xx - j];
+          want_t[((p * co + o) * th + y) * tw_ + xx] = s;
+        }
+  auto max_err = [](const std::vector<float>& got, const std::vector<double>& ref) {
+    EXPECT_EQ(got.size(), ref.size());
+    double e = 0;
+    for (size_t i = 0; i < std::min(got.size(), ref.size()); ++i)
+      e = std::max(e, std::abs(double(got[i]) - ref[i]));
+    return e;
+  };
+  const double terms = double(c * k * k);  // 144 products: TF32 drops ~144 * 3 * 2^-20 ~ 4e-4
+  {
+    ScopedOptions full(gemm_options(false, false));
+    EXPECT_LT(max_err(tx.conv2d(tw, 0, 1, 1, 1).to_vector<float>(), want), terms * 0x1.0p-23 * 8);
+    EXPECT_LT(max_err(tx.conv_transpose2d(twt, 0, 0, 1, 1).to_vector<float>(), want_t),
+              terms * 0x1.0p-23 * 8);
+  }
+  {
+    ScopedOptions tf32(gemm_options(false, true));
+    // Allowed: results stay within TF32's bound (the vendor may or may not use it).
+    EXPECT_LT(max_err(tx.conv2d(tw, 0, 1, 1, 1).to_vector<float>(), want), terms * 0x1.0p-10);
+    EXPECT_LT(max_err(tx.conv_transpose2d(twt, 0, 0, 1, 1).to_vector<float>(), want_t), terms * 0x1.0p-10);
+  }
+}
+
+// In a build with a DNN library, every convolution it covers runs through it
+// (conv1d / conv2d forward, conv_transpose1d / 2d backward data, every float
+// dtype), and matches the CPU backend; options().portable_gemm and a transposed
+// convolution whose output_padding reaches its stride take the im2col path.
+TEST(GpuConv, TheDnnLibraryRunsTheConvolutionsItCovers) {
+  REQUIRE_GPU();
+  ScopedOptions vendor(gemm_options(false, false));
+  (void)Tensor::zeros(Shape{1}, DType::F32, kGpu);  // opens the device
+  const long before = dnn_convolutions();
+  if (before == -2) GTEST_SKIP() << "this build has no DNN library: convolutions run as im2col + GEMM";
+  if (before == -4) GTEST_SKIP() << "libcudnn.so.9 did not load: convolutions run as im2col + GEMM";
+  ASSERT_GE(before, 0) << "no backend module or hook";
+  const Device cpu = Device::cpu();
+  long expected = before;
+  for (DType dt : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const double tol = 64 * check::float_epsilon(dt);  // inputs in [-1, 1], at most 24 products
+    auto in = [&](const Shape& s, uint64_t salt) {
+      return check::make_input(check::round_to_dtype(seq_values(s.elem_count(), 1.0, salt), dt), s, dt, cpu,
+                               check::LayoutKind::Contiguous);
+    };
+    auto same = [&](const Tensor& gpu_out, const Tensor& cpu_out) {
+      std::vector<double> g = gpu_out.to_dtype(DType::F64).to_vector<double>();
+      std::vector<double> c = cpu_out.to_dtype(DType::F64).to_vector<double>();
+      ASSERT_EQ(g.size(), c.size());
+      for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], c[i], tol * (1 + std::abs(c[i]))) << i;
+    };
+    Tensor x2 = in(Shape{2, 4, 7, 6}, 11), w2 = in(Shape{6, 2, 3, 2}, 12), x1 = in(Shape{2, 4, 9}, 13),
+           w1 = in(Shape{6, 4, 3}, 14), wt2 = in(Shape{4, 3, 2, 3}, 15), wt1 = in(Shape{4, 5, 3}, 16);
+    same(x2.to_device(kGpu).conv2d(w2.to_device(kGpu), 1, 1, 1, 2), x2.conv2d(w2, 1, 1, 1, 2));
+    EXPECT_EQ(dnn_convolutions(), ++expected) << "conv2d, groups 2";
+    same(x1.to_device(kGpu).conv1d(w1.to_device(kGpu), 2, 2, 1, 1), x1.conv1d(w1, 2, 2, 1, 1));
+    EXPECT_EQ(dnn_convolutions(), ++expected) << "conv1d, stride 2";
+    same(x2.to_device(kGpu).conv_transpose2d(wt2.to_device(kGpu), 1, 1, 2, 1),
+         x2.conv_transpose2d(wt2, 1, 1, 2, 1));
+    EXPECT_EQ(dnn_convolutions(), ++expected) << "conv_transpose2d, stride 2, output_padding 1";
+    same(x1.to_device(kGpu).conv_transpose1d(wt1.to_device(kGpu), 0, 0, 1, 2, 1),
+         x1.conv_transpose1d(wt1, 0, 0, 1, 2, 1));
+    EXPECT_EQ(dnn_convolutions(), ++expected) << "conv_transpose1d, dilation 2";
+    // output_padding 1 with stride 1 (dilation 2 allows it): not cuDNN's.
+    same(x1.to_device(kGpu).conv_transpose1d(wt1.to_device(kGpu), 0, 1, 1, 2, 1),
+         x1.conv_transpose1d(wt1, 0, 1, 1, 2, 1));
+    {
+      ScopedOptions portable(gemm_options(true, false));
+      same(x2.to_device(kGpu).conv2d(w2.to_device(kGpu), 1, 1, 1, 2), x2.conv2d(w2, 1, 1, 1, 2));
+    }
+    EXPECT_EQ(dnn_convolutions(), expected);
+  }
+}
+
+// --- cumsum ---------------------------------------------------------------------
+
+// cumsum along the last dim of a [rows, len] tensor against float64 (floats: within
+// f32 accumulation in any order plus the output rounding) or the wrapped integer
+// sums. `misaligned`: the tensor is a contiguous view 1 element into its buffer.
+void check_cumsum_rows(DType dt, size_t rows, size_t len, bool misaligned = false) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + " [" + std::to_string(rows) + ", " + std::to_string(len) + "]" +
+               (misaligned ? " misaligned" : ""));
+  const size_t n = rows * len;
+  std::vector<double> v = check::random_values(n, 17 + len, -1.0, 1.0);
+  const bool is_unsigned = dt == DType::U8 || dt == DType::U32;
+  if (is_float(dt)) {
+    v = check::round_to_dtype(v, dt);
+  } else {
+    for (auto& e : v) e = std::floor(e * 100) + (is_unsigned ? 100 : 0);  // -100 .. 99, or 0 .. 199
+  }
+  Tensor x;
+  if (misaligned) {
+    std::vector<double> stored(n + 1, 0.0);
+    std::copy(v.begin(), v.end(), stored.begin() + 1);
+    x = check::make_input(stored, Shape{n + 1}, dt, kGpu, check::LayoutKind::Contiguous)
+            .narrow(0, 1, n)
+            .reshape(Shape{rows, len});
+  } else {
+    x = check::make_input(v, Shape{rows, len}, dt, kGpu, check::LayoutKind::Contiguous);
+  }
+  std::vector<double> got = x.cumsum(1).to_dtype(DType::F64).to_vector<double>();
+  ASSERT_EQ(got.size(), n);
+  const double u = 0x1.0p-24;  // f32 accumulation (f64 accumulates f64)
+  for (size_t r = 0; r < rows; ++r) {
+    double s = 0, abs_sum = 0;
+    for (size_t j = 0; j < len; ++j) {
+      const size_t i = r * len + j;
+      if (is_float(dt)) {
+        s += v[i];
+        abs_sum += std::abs(v[i]);
+        const double acc = dt == DType::F64 ? 0x1.0p-53 : u;
+        const double bound =
+            check::float_epsilon(dt) * std::abs(s) + 2 * double(j + 1) * acc * abs_sum + 1e-300;
+        ASSERT_LE(std::abs(got[i] - s), bound) << "row " << r << " element " << j;
+      } else {
+        s += v[i];  // exact: |s| < 2^53
+        // The sum wrapped to the dtype's width (the sums here stay inside i32's range).
+        const double want = dt == DType::U8    ? std::fmod(s, 256.0)
+                            : dt == DType::U32 ? std::fmod(s, 0x1.0p32)
+                                               : s;
+        ASSERT_EQ(got[i], want) << "row " << r << " element " << j;
+      }
+    }
+  }
+}
+
+// Rows shorter than a wave's chunk (several rows a wave), rows of a block each (few
+// long rows), rows of a wave each (many long rows: at least 64 a multiprocessor on
+// the GPUs this runs on), lengths that are not whole 16-byte vectors, and a view
+// that is not 16-byte aligned.
+TEST(GpuCumsum, RowsMatchFloat64OnEveryPath) {
+  REQUIRE_GPU();
+  for (DType dt :
+       {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32}) {
+    check_cumsum_rows(dt, 5, 1);
+    check_cumsum_rows(dt, 37, 40);
+    check_cumsum_rows(dt, 3, 50000);
+    check_cumsum_rows(dt, 4, 1001);
+    check_cumsum_rows(dt, 4, 4000, true);
+  }
+  check_cumsum_rows(DType::F32, 20000, 600);
+  check_cumsum_rows(DType::F32, 20000, 603);
+  check_cumsum_rows(DType::I64, 20000, 600);
+}
+
+// --- layer_norm ---------------------------------------------------------------------
+
+// layer_norm of [rows, cols] against float64: within the parity suite's bound for
+// another device (f32: 16 + sqrt(cols) ulps; f16 / bf16: 4 ulps; f64: 64 ulps).
+// `offset_params`: alpha and beta are contiguous views 1 element into their buffers.
+void check_layer_norm(DType dt, size_t rows, size_t cols, bool alpha, bool beta, bool offset_params) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + " [" + std::to_string(rows) + ", " + std::to_string(cols) + "]" +
+               (alpha ? " alpha" : "") + (beta ? " beta" : "") + (offset_params ? " offset" : ""));
+  std::vector<double> x = check::round_to_dtype(check::random_values(rows * cols, 21 + cols, -1.0, 1.0), dt);
+  std::vector<double> a = check::round_to_dtype(check::random_values(cols, 22, 0.5, 1.5), dt);
+  std::vector<double> b = check::round_to_dtype(check::random_values(cols, 23, -1.0, 1.0), dt);
+  auto param = [&](const std::vector<double>& p) {
+    if (!offset_params) return check::make_input(p, Shape{cols}, dt, kGpu, check::LayoutKind::Contiguous);
+    std::vector<double> stored(cols + 1, 0.0);
+    std::copy(p.begin(), p.end(), stored.begin() + 1);
+    return check::make_input(stored, Shape{cols + 1}, dt, kGpu, check::LayoutKind::Contiguous)
+        .narrow(0, 1, cols);
+  };
+  Tensor tx = check::make_input(x, Shape{rows, cols}, dt, kGpu, check::LayoutKind::Contiguous);
+  std::vector<double> got = nn::layer_norm(tx, alpha ? param(a) : Tensor(), beta ? param(b) : Tensor(), 1e-5f)
+                                .to_dtype(DType::F64)
+                                .to_vector<double>();
+  ASSERT_EQ(got.size(), rows * cols);
+  const double ulps = dt == DType::F32 ? 16.0 + std::sqrt(double(cols)) : dt == DType::F64 ? 64.0 : 4.0;
+  const double tol = ulps * check::float_epsilon(dt);
+  for (size_t r = 0; r < rows; ++r) {
+    const double* v = &x[r * cols];
+    double mean = 0, ss = 0;
+    for (size_t i = 0; i < cols; ++i) mean += v[i];
+    mean /= double(cols);
+    for (size_t i = 0; i < cols; ++i) ss += (v[i] - mean) * (v[i] - mean);
+    const double inv = 1.0 / std::sqrt(ss / double(cols) + 1e-5);
+    for (size_t i = 0; i < cols; ++i) {
+      const double want = (v[i] - mean) * inv * (alpha ? a[i] : 1.0) + (beta ? b[i] : 0.0);
+      ASSERT_NEAR(got[r * cols + i], want, tol * (1 + std::abs(want))) << "row " << r << " element " << i;
+    }
+  }
+}
+
+// The row in registers (16-byte vectors; threads holding a full, a partial or no
+// share of the row), rows that are not whole vectors and parameters that are not
+// 16-byte aligned (both read from global memory), and rows longer than the
+// register cache.
+TEST(GpuNn, LayerNormMatchesFloat64OnEveryPath) {
+  REQUIRE_GPU();
+  for (DType dt : {DType::F32, DType::BF16, DType::F16, DType::F64}) {
+    check_layer_norm(dt, 3, 1000, true, true, false);
+    check_layer_norm(dt, 2, 4096, true, false, false);
+    check_layer_norm(dt, 2, 4096, false, true, false);
+    check_layer_norm(dt, 3, 24, false, false, false);
+    check_layer_norm(dt, 3, 1001, true, true, false);
+    check_layer_norm(dt, 3, 1000, true, true, true);
+    check_layer_norm(dt, 2, 20000, true, true, false);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "backend/gpu/arch_support.h"
 #include "backend/gpu/launch_plan.h"
@@ -54,6 +55,15 @@ TEST(GpuPlans, RowBlockFitsTheBlockReductionForEitherWave) {
   }
 }
 
+// ---- ATTENTION ----------------------------------------------------------------------
+
+TEST(GpuPlans, AttentionCombineBlockIsWholeWavesCoveringTheRow) {
+  // dv rounded up to a power of two, at least 64 (whole waves of either size), at most 256.
+  const std::pair<size_t, unsigned> cases[] = {{1, 64},    {12, 64},   {64, 64},   {65, 128},
+                                               {128, 128}, {129, 256}, {256, 256}, {1000, 256}};
+  for (const auto& [dv, want] : cases) EXPECT_EQ(plan::attention::combine_block(dv), want) << dv;
+}
+
 // ---- REDUCE -------------------------------------------------------------------------
 
 TEST(GpuPlans, ReduceThreadsPerOutputFollowTheWave) {
@@ -89,6 +99,43 @@ TEST(GpuPlans, ReduceGroupsAreWithinAWaveOrTheWholeBlock) {
           const size_t t = plan::reduce::threads_per_output(wave, 100, shape, e, outputs);
           ASSERT_TRUE(t == plan::reduce::kBlock || (is_pow2(t) && t <= wave))
               << "wave " << wave << ": " << t << " threads an output";
+          ASSERT_EQ(plan::reduce::kBlock % t, 0u);
+        }
+}
+
+// ---- cumsum ---------------------------------------------------------------------------
+
+TEST(GpuPlans, ScanThreadsPerRowFollowTheWave) {
+  const auto tpr = plan::scan::threads_per_row;
+  // Rows one chunk of a wave covers (4 vectors a lane: 16 f32, 8 f64, 64 u8): the
+  // lanes they need, rounded up to a power of two.
+  EXPECT_EQ(tpr(32, 132, 4, 1, 5), 1u);
+  EXPECT_EQ(tpr(64, 304, 4, 1, 5), 1u);
+  EXPECT_EQ(tpr(32, 132, 4, 40, 37), 4u);  // 3 lanes
+  EXPECT_EQ(tpr(64, 304, 4, 40, 37), 4u);
+  EXPECT_EQ(tpr(32, 132, 8, 256, 3), 32u);  // 32 lanes of f64
+  EXPECT_EQ(tpr(64, 304, 8, 256, 3), 32u);
+  EXPECT_EQ(tpr(32, 132, 1, 64, 3), 1u);  // one lane of u8
+  // 600 f32: 38 lanes, more than a 32-lane wave: a wave a row from 8448 rows on the
+  // H200, else the block; within a 64-lane wave.
+  EXPECT_EQ(tpr(32, 132, 4, 600, 20000), 32u);
+  EXPECT_EQ(tpr(32, 132, 4, 600, 8447), 256u);
+  EXPECT_EQ(tpr(64, 304, 4, 600, 20000), 64u);
+  // [16384, 16384] f32: a wave a row on the H200 (16384 >= 8448); a block a row on the
+  // MI300X (16384 < 19456).
+  EXPECT_EQ(tpr(32, 132, 4, 16384, 16384), 32u);
+  EXPECT_EQ(tpr(64, 304, 4, 16384, 16384), 256u);
+  EXPECT_EQ(tpr(32, 132, 4, 50000, 3), 256u);
+}
+
+TEST(GpuPlans, ScanGroupsAreWithinAWaveOrTheWholeBlock) {
+  for (unsigned wave : kWaves)
+    for (size_t bytes : {1, 2, 4, 8})
+      for (size_t len : {1, 2, 15, 16, 17, 500, 513, 1024, 2049, 100000})
+        for (size_t rows : {1, 100, 8448, 100000}) {
+          const size_t t = plan::scan::threads_per_row(wave, 132, bytes, len, rows);
+          ASSERT_TRUE(t == plan::reduce::kBlock || (is_pow2(t) && t <= wave))
+              << "wave " << wave << ": " << t << " threads a row";
           ASSERT_EQ(plan::reduce::kBlock % t, 0u);
         }
 }

@@ -81,6 +81,44 @@ TEST(IndexSelect, SentinelGivesZeros) {
   }
 }
 
+// Candle's rule, as include/wick/tensor.h states it: an id equal to its dtype's maximum
+// skips even where that index exists. A u8 id of 255 into 256 rows (row r holds r + 1)
+// selects nothing; the same rows by a u32 id of 255 are read and written.
+TEST(Sentinel, SkipsEvenWhereTheRowExists) {
+  std::vector<float> rows(256);
+  for (size_t r = 0; r < 256; ++r) rows[r] = float(r + 1);
+  const Tensor x = Tensor::from_vector(rows, Shape{256, 1});
+  const Tensor u8 = Tensor::from_vector<uint8_t>({255, 3}, Shape{2});
+  const Tensor u32 = Tensor::from_vector<uint32_t>({255, 3}, Shape{2});
+  // index_select and gather: 0 for the sentinel, row 255 (256) for the u32 id.
+  EXPECT_EQ(x.index_select(u8, 0).to_vector<float>(), (std::vector<float>{0, 4}));
+  EXPECT_EQ(x.index_select(u32, 0).to_vector<float>(), (std::vector<float>{256, 4}));
+  EXPECT_EQ(x.gather(u8.reshape(Shape{2, 1}), 0).to_vector<float>(), (std::vector<float>{0, 4}));
+  EXPECT_EQ(x.gather(u32.reshape(Shape{2, 1}), 0).to_vector<float>(), (std::vector<float>{256, 4}));
+  // scatter, scatter_add and index_add leave row 255 alone for the sentinel.
+  const Tensor src = Tensor::from_vector<float>({-1, -2}, Shape{2, 1});
+  auto row = [](const Tensor& t, size_t r) { return t.to_vector<float>()[r]; };
+  for (const Tensor& out : {x.scatter(u8.reshape(Shape{2, 1}), src, 0),
+                            x.scatter_add(u8.reshape(Shape{2, 1}), src, 0), x.index_add(u8, src, 0)}) {
+    EXPECT_EQ(row(out, 255), 256.0f);
+  }
+  EXPECT_EQ(row(x.scatter(u32.reshape(Shape{2, 1}), src, 0), 255), -1.0f);
+  EXPECT_EQ(row(x.scatter_add(u32.reshape(Shape{2, 1}), src, 0), 255), 255.0f);
+  EXPECT_EQ(row(x.index_add(u32, src, 0), 255), 255.0f);
+  EXPECT_EQ(row(x.scatter(u8.reshape(Shape{2, 1}), src, 0), 3), -2.0f);  // the other id still lands
+  Tensor in_place = x.copy();
+  in_place.scatter_(u8.reshape(Shape{2, 1}), src, 0);
+  in_place.scatter_add_(u8.reshape(Shape{2, 1}), src, 0);
+  EXPECT_EQ(row(in_place, 255), 256.0f);
+  EXPECT_EQ(row(in_place, 3), -4.0f);
+  // The maximum of each ids dtype skips (u32, i32 and i64 maxima cannot index a real row).
+  for (DType idt : kIdsDTypes) {
+    SCOPED_TRACE(std::string(dtype_name(idt)));
+    EXPECT_EQ(x.index_select(make_ids({kSkipId, 0}, Shape{2}, idt), 0).to_vector<float>(),
+              (std::vector<float>{0, 1}));
+  }
+}
+
 TEST(Gather, ByHand) {
   Tensor x = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
   Tensor ids = Tensor::from_vector<int64_t>({2, 2, 0, 1, 0, 0, 1, 2}, Shape{2, 4});

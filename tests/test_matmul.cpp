@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 
+#include "backend/cpu/isa.h"
 #include "mmconv_test_helpers.h"
 
 namespace wick {
@@ -188,6 +189,76 @@ TEST(Matmul, LargerHalfPrecisionProductRoundsOnce) {
   }
 }
 
+// The instruction-set levels of the CPU backend's hand-written kernels this CPU runs.
+std::vector<cpu::Isa> cpu_levels() {
+  std::vector<cpu::Isa> v;
+  for (cpu::Isa i : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512})
+    if (i <= cpu::detected_isa()) v.push_back(i);
+  return v;
+}
+
+// Runs the body at each level the CPU has, the cap restored after.
+template <class F>
+void at_every_level(F&& f) {
+  for (cpu::Isa level : cpu_levels()) {
+    const cpu::Isa saved = cpu::set_max_isa(level);
+    f(std::string(" at ") + cpu::isa_name(level));
+    cpu::set_max_isa(saved);
+  }
+}
+
+TEST(Matmul, MatVecBothFormsEveryHalfDtypeAndLevel) {
+  // A row vector times a matrix and a matrix times a column vector, with the matrix
+  // stored both ways (its rows along k: a dot per output; along the outputs: scaled
+  // rows summed); odd k and output counts cover every vector tail, 1100 outputs more
+  // than one accumulation block.
+  at_every_level([](const std::string& level) {
+    for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+      for (auto [k, len] : {std::array<size_t, 2>{1, 1}, {7, 5}, {33, 37}, {100, 1100}}) {
+        Values xv = rand_values(k, 30, dt), wv = rand_values(k * len, 31, dt);
+        Tensor x_row = make(xv, {1, k}, dt), x_col = make(xv, {k, 1}, dt);
+        Tensor w_kn = make(wv, {k, len}, dt);  // rows along the outputs
+        Tensor w_nk = make(wv, {len, k}, dt);  // rows along k
+        auto f_kn = [&](size_t, size_t p, size_t j) { return wv[p * len + j]; };
+        auto f_nk = [&](size_t, size_t i, size_t p) { return wv[i * k + p]; };
+        auto f_x = [&](size_t, size_t, size_t p) { return xv[p]; };
+        auto f_xc = [&](size_t, size_t p, size_t) { return xv[p]; };
+        std::string what = fmt::format("{} k {} len {}{}", dtype_name(dt), k, len, level);
+        Ref r1 = ref_matmul(1, 1, k, len, f_x, f_kn, dt);
+        expect_close(x_row.matmul(w_kn), r1.val, r1.tol, "row x [k,n] " + what);
+        auto f_nk_t = [&](size_t, size_t p, size_t j) { return wv[j * k + p]; };
+        Ref r2 = ref_matmul(1, 1, k, len, f_x, f_nk_t, dt);
+        expect_close(x_row.matmul(w_nk.t()), r2.val, r2.tol, "row x [n,k]^T " + what);
+        Ref r3 = ref_matmul(1, len, k, 1, f_nk, f_xc, dt);
+        expect_close(w_nk.matmul(x_col), r3.val, r3.tol, "[n,k] x col " + what);
+        auto f_kn_t = [&](size_t, size_t i, size_t p) { return wv[p * len + i]; };
+        Ref r4 = ref_matmul(1, len, k, 1, f_kn_t, f_xc, dt);
+        expect_close(w_kn.t().matmul(x_col), r4.val, r4.tol, "[k,n]^T x col " + what);
+      }
+    }
+  });
+}
+
+TEST(Matmul, MatVecStridedVectorsAndBroadcastBatches) {
+  // A vector read every other element, a batch of 3 vectors against one shared matrix
+  // (stride-0 batch), and a stride-0 vector that must be packed.
+  size_t k = 19, n = 23;
+  for (DType dt : {DType::F32, DType::BF16}) {
+    Values wide = rand_values(3 * k * 2, 32, dt), wv = rand_values(k * n, 33, dt);
+    Tensor x = make(wide, {3, 1, k, 2}, dt).narrow(3, 1, 1).squeeze(3);  // (3, 1, k) stride 2
+    Tensor w = make(wv, {1, k, n}, dt).broadcast_as({3, k, n});
+    auto fx = [&](size_t bi, size_t, size_t p) { return wide[(bi * k + p) * 2 + 1]; };
+    Ref r = ref_matmul(3, 1, k, n, fx, at(wv, 1, k, n), dt);
+    expect_close(x.matmul(w), r.val, r.tol, std::string("strided batch ") + std::string(dtype_name(dt)));
+    Values one = rand_values(1, 34, dt);
+    Tensor x0 = make(one, {1, 1}, dt).broadcast_as({1, k});
+    Ref r0 = ref_matmul(
+        1, 1, k, n, [&](size_t, size_t, size_t) { return one[0]; }, at(wv, 1, k, n), dt);
+    expect_close(x0.matmul(make(wv, {k, n}, dt)), r0.val, r0.tol,
+                 std::string("stride-0 vector ") + std::string(dtype_name(dt)));
+  }
+}
+
 TEST(Matmul, ZeroInnerDimGivesZeros) {
   Tensor c = Tensor::zeros({3, 0}, DType::F32).matmul(Tensor::zeros({0, 4}, DType::F32));
   EXPECT_EQ(c.shape(), (Shape{3, 4}));
@@ -211,17 +282,32 @@ TEST(MatmulErrors, InnerDimsDiffer) {
       ErrorKind::ShapeMismatch, "[matmul] lhs [2,3] f32 rhs [4,5] f32: inner dims differ");
 }
 
-TEST(MatmulErrors, RankBelowTwo) {
+TEST(MatmulErrors, RankZeroOperand) {
   expect_error(
       [] {
-        Tensor::zeros({3}).matmul(Tensor::zeros({3, 2}));
+        Tensor::zeros({}).matmul(Tensor::zeros({3, 2}));
       },
-      ErrorKind::ShapeMismatch, "[matmul] lhs [3] f32 rhs [3,2] f32: both operands need rank >= 2");
+      ErrorKind::ShapeMismatch, "[matmul] lhs [] f32 rhs [3,2] f32: both operands need rank >= 1");
   expect_error(
       [] {
-        Tensor::zeros({2, 3}).matmul(Tensor::zeros({3}));
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({}));
       },
-      ErrorKind::ShapeMismatch, "rank >= 2");
+      ErrorKind::ShapeMismatch, "rank >= 1");
+}
+
+TEST(MatmulErrors, VectorInnerDimsDiffer) {
+  expect_error(
+      [] {
+        Tensor::zeros({3}).matmul(Tensor::zeros({4, 2}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [3] f32 rhs [4,2] f32: inner dims differ");
+  expect_error(
+      [] {
+        Tensor::zeros({2, 3}).matmul(Tensor::zeros({4}));
+      },
+      ErrorKind::ShapeMismatch, "[matmul] lhs [2,3] f32 rhs [4] f32: inner dims differ");
+  expect_error([] { Tensor::zeros({3}).matmul(Tensor::zeros({4})); }, ErrorKind::ShapeMismatch,
+               "[matmul] lhs [3] f32 rhs [4] f32: inner dims differ");
 }
 
 TEST(MatmulErrors, BatchDimsDoNotBroadcast) {

@@ -127,6 +127,21 @@ TEST_F(ModelTest, EveryWeightTypeMatchesReference) {
   }
 }
 
+// Matrices of one layer in different types (as Q4_K_M mixes them): q, k, v and gate, up
+// are projected by runs of one type (here q alone, k and v together; gate and up apart).
+TEST_F(ModelTest, MixedWeightTypesMatchReference) {
+  for (const std::string arch : {"llama", "qwen2"}) {
+    SCOPED_TRACE(arch);
+    TinyConfig c;
+    c.arch = arch;
+    c.type = GgmlType::Q8_0;
+    c.types = {{"attn_q", GgmlType::Q4_0}, {"ffn_up", GgmlType::Q4_1}};
+    const std::string file = path(arch + "_mixed.gguf");
+    const auto v = test::write_tiny_model(file, c);
+    expect_matches_reference(file, c, v, 2e-3);
+  }
+}
+
 TEST_F(ModelTest, DecodeTokenByTokenMatchesPrefill) {
   TinyConfig c;
   c.arch = "qwen3";

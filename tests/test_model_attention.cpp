@@ -1,7 +1,10 @@
-// nn::attention against float64 attention written here, on every device present,
-// and its argument checks.
+// nn::attention and nn::rope_kv_cache against float64 references written here, on
+// every device present, and their argument checks. On a GPU, few queries (decoding) take
+// the fused flash-decoding kernels, split over the keys when they are many; many queries
+// take the GEMM path: the cases below cover both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -105,13 +108,31 @@ TEST(Attention, F16KeysAndValuesWithF32Queries) {
 
 TEST(Attention, F16Throughout) { check_case({1, 2, 1, 4, 4, 8, 8}, true, DType::F16, DType::F16, 2e-2); }
 
-// B*H*T*S above kAttentionScoreBlock: the queries run in several pieces.
+// B*H*T*S above kAttentionScoreBlock: where the scores are materialized (a GPU with many
+// queries), the queries run in several pieces.
 TEST(Attention, LongPrefillRunsInPieces) {
-  const size_t s = 4096, t = 300;
+  const size_t s = 4096, t = 600;
   ASSERT_GT(2 * t * s, nn::kAttentionScoreBlock);
   check_case({1, 2, 1, t, s, 4, 4}, true, DType::F32, DType::F32, 1e-5);
   check_case({1, 2, 1, t, s, 4, 4}, false, DType::F32, DType::F32, 1e-5);
   check_case({1, 2, 2, 800, 800, 4, 4}, true, DType::F32, DType::F32, 1e-5);  // a prefill from position 0
+}
+
+// One query against thousands of keys: on a GPU the keys are split over many blocks and
+// the parts combined (flash decoding); head dims of the models (128) and odd ones.
+TEST(Attention, DecodeStepOverALongCache) {
+  check_case({1, 32, 8, 1, 4100, 128, 128}, true, DType::F32, DType::F16, 2e-5);
+  check_case({2, 8, 2, 1, 3000, 64, 64}, false, DType::F32, DType::F32, 2e-5);
+  check_case({1, 4, 4, 1, 1500, 20, 12}, true, DType::F32, DType::F16, 2e-5);
+  check_case({1, 14, 2, 1, 2000, 64, 64}, true, DType::BF16, DType::BF16, 2e-2);
+}
+
+// A few queries at once (speculative decoding, short prompts) and many (prefill) with
+// grouped heads and a model's head size.
+TEST(Attention, FewAndManyQueriesWithModelHeads) {
+  check_case({1, 8, 2, 4, 300, 128, 128}, true, DType::F32, DType::F16, 2e-5);
+  check_case({1, 8, 2, 40, 300, 128, 128}, true, DType::F32, DType::F16, 2e-5);
+  check_case({1, 9, 3, 33, 33, 64, 64}, true, DType::F32, DType::F16, 2e-5);
 }
 
 // A strided view of a cache (the layout the model runner passes) gives the same result.
@@ -163,6 +184,158 @@ TEST(Attention, Errors) {
   expect_error(q, Tensor::zeros({1, 2, 0, 8}), Tensor::zeros({1, 2, 0, 8}), ErrorKind::ShapeMismatch,
                "no keys", 1.0f, false);
   expect_error(q, k, Tensor(), ErrorKind::InvalidArgument, "v");
+}
+
+// --- rope_kv_cache ---------------------------------------------------------------
+
+// Rotates row x (D values) by the pairs of `interleaved` with table row c / s.
+std::vector<double> rotate(const double* x, size_t d, const double* c, const double* s, bool interleaved) {
+  std::vector<double> y(d);
+  for (size_t i = 0; i < d / 2; ++i) {
+    const size_t i0 = interleaved ? 2 * i : i, i1 = interleaved ? 2 * i + 1 : i + d / 2;
+    y[i0] = x[i0] * c[i] - x[i1] * s[i];
+    y[i1] = x[i0] * s[i] + x[i1] * c[i];
+  }
+  return y;
+}
+
+// `values` rounded to dtype dt (as a tensor of dt on the CPU stores them).
+std::vector<double> rounded(const std::vector<double>& values, DType dt) {
+  return Tensor::from_vector(values, {values.size()}).to_dtype(dt).to_f64_vector();
+}
+
+// q, k, v taken as column ranges of one (T, (H + 2 Hkv) D) projection (the runner's layout,
+// strided), written at `pos` of caches of `cache_dt` pre-filled with 7; checks the rotated
+// q, the written rows and that no other row changed.
+void check_rope_kv(Device dev, DType dt, DType cache_dt, bool interleaved, size_t pos) {
+  const size_t t = 3, h = 4, hkv = 2, d = 8, s = 10, cols = (h + 2 * hkv) * d;
+  const auto proj = rounded(randoms(t * cols, 11), dt);
+  std::vector<double> ang(t * d / 2), cv(ang.size()), sv(ang.size());
+  {
+    const auto a = randoms(ang.size(), 12);
+    for (size_t i = 0; i < a.size(); ++i) cv[i] = std::cos(3 * a[i]), sv[i] = std::sin(3 * a[i]);
+  }
+  const Tensor pt = Tensor::from_vector(proj, {1, t, cols}, dev).to_dtype(dt);
+  const Tensor q = pt.narrow(2, 0, h * d).reshape({1, t, h, d});  // contiguous copy of a strided view
+  const Tensor k = pt.narrow(2, h * d, hkv * d).reshape({1, t, hkv, d});
+  const Tensor v = pt.narrow(2, (h + hkv) * d, hkv * d).reshape({1, t, hkv, d});
+  const Tensor ct = Tensor::from_vector(cv, {t, d / 2}, dev).to_dtype(dt),
+               st = Tensor::from_vector(sv, {t, d / 2}, dev).to_dtype(dt);
+  const auto cr = ct.to_f64_vector(), sr = st.to_f64_vector();
+  Tensor kc = Tensor::full(7.0, {1, hkv, s, d}, cache_dt, dev),
+         vc = Tensor::full(7.0, {1, hkv, s, d}, cache_dt, dev);
+  const Tensor qr = nn::rope_kv_cache(q, k, v, ct, st,
+                                      interleaved ? RopeKind::Interleaved : RopeKind::HalfSplit, kc, vc, pos);
+  ASSERT_EQ(qr.dims(), (std::vector<size_t>{1, h, t, d}));
+  EXPECT_EQ(qr.dtype(), dt);
+  std::vector<double> want_q(h * t * d), want_k(hkv * s * d, 7.0), want_v(hkv * s * d, 7.0);
+  for (size_t ti = 0; ti < t; ++ti) {
+    const double* row = &proj[ti * cols];
+    for (size_t hi = 0; hi < h; ++hi) {
+      const auto y = rotate(row + hi * d, d, &cr[ti * d / 2], &sr[ti * d / 2], interleaved);
+      std::copy(y.begin(), y.end(), want_q.begin() + ptrdiff_t((hi * t + ti) * d));
+    }
+    for (size_t hi = 0; hi < hkv; ++hi) {
+      const auto y = rotate(row + (h + hi) * d, d, &cr[ti * d / 2], &sr[ti * d / 2], interleaved);
+      std::copy(y.begin(), y.end(), want_k.begin() + ptrdiff_t((hi * s + pos + ti) * d));
+      std::copy(row + (h + hkv + hi) * d, row + (h + hkv + hi + 1) * d,
+                want_v.begin() + ptrdiff_t((hi * s + pos + ti) * d));
+    }
+  }
+  // Computed in f64, rounded once: exactly the reference rounded to each dtype.
+  EXPECT_EQ(qr.to_f64_vector(), rounded(want_q, dt));
+  EXPECT_EQ(kc.to_f64_vector(), rounded(want_k, cache_dt));
+  EXPECT_EQ(vc.to_f64_vector(), rounded(want_v, cache_dt));
+}
+
+TEST(RopeKvCache, RotatesQueriesAndWritesTheCaches) {
+  for (Device dev : available_devices()) {
+    SCOPED_TRACE(dev.str());
+    for (bool inter : {false, true}) {
+      check_rope_kv(dev, DType::F32, DType::F16, inter, 4);
+      check_rope_kv(dev, DType::F32, DType::F32, inter, 0);
+      check_rope_kv(dev, DType::F16, DType::F16, inter, 7);
+      check_rope_kv(dev, DType::BF16, DType::F32, inter, 2);
+      check_rope_kv(dev, DType::F64, DType::BF16, inter, 1);
+    }
+  }
+}
+
+// Strided inputs: q, k and v straight out of one projection row, no copies.
+TEST(RopeKvCache, StridedInputs) {
+  for (Device dev : available_devices()) {
+    SCOPED_TRACE(dev.str());
+    const size_t t = 2, h = 2, hkv = 1, d = 4, cols = (h + 2 * hkv) * d;
+    const auto proj = randoms(t * cols, 21);
+    const Tensor pt = Tensor::from_vector(proj, {1, t, cols}, dev).to_dtype(DType::F32);
+    const auto view = [&](size_t c0, size_t heads) {
+      return Tensor(pt.storage(), Layout({1, t, heads, d}, {t * cols, cols, d, 1}, c0), DType::F32, dev);
+    };
+    const Tensor c = Tensor::ones({t, d / 2}, DType::F32, dev),
+                 s = Tensor::zeros({t, d / 2}, DType::F32, dev);
+    Tensor kc = Tensor::zeros({1, hkv, 4, d}, DType::F16, dev),
+           vc = Tensor::zeros({1, hkv, 4, d}, DType::F16, dev);
+    const Tensor q = nn::rope_kv_cache(view(0, h), view(h * d, hkv), view((h + hkv) * d, hkv), c, s,
+                                       RopeKind::HalfSplit, kc, vc, 1);
+    // cos 1, sin 0: the identity rotation.
+    std::vector<double> want_q, want_k(hkv * 4 * d, 0.0), want_v(hkv * 4 * d, 0.0);
+    for (size_t hi = 0; hi < h; ++hi)
+      for (size_t ti = 0; ti < t; ++ti)
+        for (size_t i = 0; i < d; ++i) want_q.push_back(double(float(proj[ti * cols + hi * d + i])));
+    for (size_t ti = 0; ti < t; ++ti)
+      for (size_t i = 0; i < d; ++i) {
+        want_k[(1 + ti) * d + i] = proj[ti * cols + h * d + i];
+        want_v[(1 + ti) * d + i] = proj[ti * cols + (h + hkv) * d + i];
+      }
+    EXPECT_EQ(q.to_f64_vector(), want_q);
+    EXPECT_EQ(kc.to_f64_vector(), rounded(want_k, DType::F16));
+    EXPECT_EQ(vc.to_f64_vector(), rounded(want_v, DType::F16));
+  }
+}
+
+template <class F>
+void expect_rope_kv_error(F&& f, ErrorKind kind, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("[rope_kv_cache]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  }
+}
+
+TEST(RopeKvCache, Errors) {
+  const Tensor q = Tensor::zeros({1, 2, 4, 8}), k = Tensor::zeros({1, 2, 2, 8}),
+               v = Tensor::zeros({1, 2, 2, 8});
+  const Tensor c = Tensor::zeros({2, 4});
+  Tensor kc = Tensor::zeros({1, 2, 5, 8}, DType::F16), vc = Tensor::zeros({1, 2, 5, 8}, DType::F16);
+  const auto run = [&](const Tensor& qq, const Tensor& kk, const Tensor& vv, const Tensor& cc, Tensor& kcc,
+                       Tensor& vcc, size_t pos, RopeKind kind = RopeKind::HalfSplit) {
+    return [&, pos, kind] { (void)nn::rope_kv_cache(qq, kk, vv, cc, cc, kind, kcc, vcc, pos); };
+  };
+  expect_rope_kv_error(run(q, k, v, c, kc, vc, 4), ErrorKind::ShapeMismatch,
+                       "2 tokens at position 4 do not fit the caches");
+  expect_rope_kv_error(run(q, k, v, c, kc, vc, 0, RopeKind::Thd), ErrorKind::InvalidArgument,
+                       "kind must be HalfSplit or Interleaved");
+  expect_rope_kv_error(run(q, Tensor::zeros({1, 3, 2, 8}), v, c, kc, vc, 0), ErrorKind::ShapeMismatch,
+                       "same B and T");
+  expect_rope_kv_error(run(q, Tensor::zeros({1, 2, 2, 6}), v, c, kc, vc, 0), ErrorKind::ShapeMismatch,
+                       "same even head dim");
+  expect_rope_kv_error(run(q, k, Tensor::zeros({1, 2, 3, 8}), c, kc, vc, 0), ErrorKind::ShapeMismatch,
+                       "k and v must have the same heads");
+  expect_rope_kv_error(run(q, k, v, Tensor::zeros({1, 4}), kc, vc, 0), ErrorKind::ShapeMismatch,
+                       "cos/sin must be (T', D/2)");
+  expect_rope_kv_error(run(q, k, v, Tensor::zeros({2, 4}, DType::F16), kc, vc, 0), ErrorKind::DTypeMismatch,
+                       "must share a dtype");
+  Tensor wrong = Tensor::zeros({1, 3, 5, 8}, DType::F16);
+  expect_rope_kv_error(run(q, k, v, c, wrong, vc, 0), ErrorKind::ShapeMismatch, "the caches must be");
+  Tensor strided = Tensor::zeros({1, 2, 8, 5}, DType::F16).transpose(2, 3);
+  expect_rope_kv_error(run(q, k, v, c, strided, vc, 0), ErrorKind::InvalidArgument,
+                       "the caches must be contiguous");
+  Tensor ints = Tensor::zeros({1, 2, 5, 8}, DType::I32);
+  expect_rope_kv_error(run(q, k, v, c, ints, vc, 0), ErrorKind::UnsupportedDType, "k_cache");
 }
 
 TEST(Attention, NonCausalAllowsMoreQueriesThanKeys) {

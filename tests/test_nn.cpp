@@ -231,6 +231,108 @@ TEST(NormErrors, ParamsAndEps) {
       ErrorKind::UnsupportedDType, "[rms_norm] input [2,4] u8: dtype u8 is not supported");
 }
 
+// --- add_rms_norm ------------------------------------------------------------------
+
+TEST(AddRmsNorm, HandComputed) {
+  // [1, 2] + [2, 2] = [3, 4]; rms sqrt(12.5)
+  auto [sum, y] = nn::add_rms_norm(make({1, 2}, {1, 2}, DType::F64), make({2, 2}, {1, 2}, DType::F64),
+                                   make({2, -1}, {2}, DType::F64), 0.0f);
+  EXPECT_EQ(sum.to_f64_vector(), (Values{3, 4}));
+  Values yv = y.to_f64_vector();
+  EXPECT_NEAR(yv[0], 6 / std::sqrt(12.5), 1e-15);
+  EXPECT_NEAR(yv[1], -4 / std::sqrt(12.5), 1e-15);
+}
+
+// The sum is exactly add's; the norm is rms_norm's of that sum (rounded to the dtype).
+TEST(AddRmsNorm, IsAddThenRmsNormEveryDtypeStrided) {
+  size_t rows = 5, cols = 40;
+  const float eps = 1e-5f;
+  for (DType dt : kFloatTypes) {
+    Values xv = rand_values(rows * cols, 61, dt, -3, 3), rv = rand_values(rows * cols, 62, dt, -3, 3);
+    Values av = rand_values(cols, 63, dt, 0.5, 1.5);
+    const Tensor x = transposed_view(xv, rows, cols, dt), r = make(rv, {rows, cols}, dt);
+    for (bool with_alpha : {false, true}) {
+      const Tensor alpha = with_alpha ? make(av, {cols}, dt) : Tensor();
+      auto [sum, y] = nn::add_rms_norm(x, r, alpha, eps);
+      const Values sv = x.add(r).to_f64_vector();
+      EXPECT_EQ(sum.to_f64_vector(), sv) << dtype_name(dt);
+      Values want = ref_norm(sv, cols, with_alpha ? &av : nullptr, nullptr, double(eps), false);
+      expect_close(y, want, rounding_tol(want, dt, 2.0, 1e-12), std::string(dtype_name(dt)));
+    }
+  }
+}
+
+TEST(AddRmsNormErrors, ShapesAndDtypes) {
+  expect_error(
+      [] {
+        nn::add_rms_norm(Tensor::zeros({2, 4}), Tensor::zeros({2, 3}), Tensor(), 1e-5f);
+      },
+      ErrorKind::ShapeMismatch, "[add_rms_norm] input [2,4] f32 residual [2,3] f32: shapes differ");
+  expect_error(
+      [] {
+        nn::add_rms_norm(Tensor::zeros({2, 4}), Tensor::zeros({2, 4}, DType::F16), Tensor(), 1e-5f);
+      },
+      ErrorKind::DTypeMismatch, "[add_rms_norm] input [2,4] f32 residual [2,4] f16: dtypes differ");
+  expect_error(
+      [] {
+        nn::add_rms_norm(Tensor::zeros({2, 4}), Tensor::zeros({2, 4}), Tensor::ones({3}), 1e-5f);
+      },
+      ErrorKind::ShapeMismatch, "alpha must be 1-D");
+  expect_error(
+      [] {
+        nn::add_rms_norm(Tensor::zeros({2, 4}), Tensor::zeros({2, 4}), Tensor(), -1.0f);
+      },
+      ErrorKind::InvalidArgument, "eps -1 must be finite");
+}
+
+// --- swiglu ---------------------------------------------------------------------------
+
+TEST(Swiglu, HandComputed) {
+  // silu(g) = g / (1 + e^-g)
+  Values y = nn::swiglu(make({0, 1, -2}, {3}, DType::F64), make({5, 2, 3}, {3}, DType::F64)).to_f64_vector();
+  EXPECT_EQ(y[0], 0.0);
+  EXPECT_NEAR(y[1], 2 / (1 + std::exp(-1.0)), 1e-15);
+  EXPECT_NEAR(y[2], -6 / (1 + std::exp(2.0)), 1e-15);
+}
+
+// gate and up as the two halves of one (rows, 2 * cols) projection (strided views).
+TEST(Swiglu, RandomEveryDtypeHalvesOfOneProjection) {
+  size_t rows = 6, cols = 20;
+  for (DType dt : kFloatTypes) {
+    Values pv = rand_values(rows * 2 * cols, 64, dt, -6, 6);
+    const Tensor p = make(pv, {rows, 2 * cols}, dt);
+    Values want;
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) {
+        const double g = pv[r * 2 * cols + c], u = pv[r * 2 * cols + cols + c];
+        want.push_back(g / (1 + std::exp(-g)) * u);
+      }
+    // f16/bf16 compute in f32 (as silu and mul do): a few f32 roundings on top of one to dt.
+    Values tol = rounding_tol(want, dt, 2.0, 1e-12);
+    for (size_t i = 0; i < tol.size(); ++i) tol[i] += 8 * unit_roundoff(DType::F32) * std::fabs(want[i]);
+    expect_close(nn::swiglu(p.narrow(1, 0, cols), p.narrow(1, cols, cols)), want, tol,
+                 std::string(dtype_name(dt)));
+  }
+}
+
+TEST(SwigluErrors, ShapesAndDtypes) {
+  expect_error(
+      [] {
+        nn::swiglu(Tensor::zeros({2, 4}), Tensor::zeros({2, 3}));
+      },
+      ErrorKind::ShapeMismatch, "[swiglu] gate [2,4] f32 up [2,3] f32: shapes differ");
+  expect_error(
+      [] {
+        nn::swiglu(Tensor::zeros({2, 4}), Tensor::zeros({2, 4}, DType::F64));
+      },
+      ErrorKind::DTypeMismatch, "[swiglu] input [2,4] f32 up [2,4] f64: dtypes differ");
+  expect_error(
+      [] {
+        nn::swiglu(Tensor::zeros({2, 4}, DType::I32), Tensor::zeros({2, 4}, DType::I32));
+      },
+      ErrorKind::UnsupportedDType, "[swiglu] gate [2,4] i32: dtype i32 is not supported");
+}
+
 // --- rope ----------------------------------------------------------------------
 
 enum class Kind { Half, Inter, Thd };

@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+#include "backend/cpu/isa.h"
+#include "backend/cpu/quants.h"
 #include "base/ggml_blocks.h"
 #include "wick/quant.h"
 
@@ -398,6 +400,127 @@ TEST(QuantError, VecDotEqualsDequantizedDot) {
   }
 }
 
+// ---- the hand-written kernels of each instruction-set level -----------------------------
+
+namespace {
+
+// The levels above Scalar this CPU runs.
+std::vector<cpu::Isa> simd_levels() {
+  std::vector<cpu::Isa> v;
+  for (cpu::Isa i : {cpu::Isa::Avx2, cpu::Isa::Avx512})
+    if (i <= cpu::detected_isa()) v.push_back(i);
+  return v;
+}
+
+// vec_dot_rows with isa() capped at `level`.
+std::vector<float> dot_rows_at(cpu::Isa level, GgmlType t, size_t n, const uint8_t* w, const uint8_t* acts,
+                               size_t ny) {
+  const cpu::Isa saved = cpu::set_max_isa(level);
+  std::vector<float> out(ny);
+  q::vec_dot_rows(t, n, w, acts, ny, out.data());
+  cpu::set_max_isa(saved);
+  return out;
+}
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// A weight row of type t: quantized normal values, or (raw) random bytes with every
+// block's f16 scales set to finite values, so any quant and sub-block scale occurs.
+std::vector<uint8_t> weight_row(GgmlType t, size_t n, uint32_t seed, bool raw) {
+  std::vector<uint8_t> b(ggml_row_size(t, n));
+  if (!raw) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (auto& x : v) x = nd(rng);
+    q::quantize_row(t, v.data(), b.data(), n);
+    return b;
+  }
+  b = random_bytes(b.size(), seed);
+  const size_t bs = ggml_type_size(t);
+  for (size_t off = 0; off < b.size(); off += bs) {
+    // d (and dmin) at the block's start, Q6_K's d at its end: 0.5, 0.25 (f16)
+    if (t == GgmlType::Q6_K) {
+      put16(b, off + bs - 2, kHalf);
+    } else {
+      put16(b, off, kHalf);
+      if (t == GgmlType::Q4_K) put16(b, off + 2, kQuarter);
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
+  // 7 activation rows: a group of 4 and 3 single rows; 41 blocks of 32 (an odd count:
+  // the AVX-512 kernels take blocks in pairs) or 3 super-blocks of 256. The K-quants
+  // equal the scalar kernel bit for bit; Q4_0 and Q8_0 sum their blocks in another
+  // order, within the float reassociation bound (blocks + 8 lanes) * 2^-24 * sum |w a|.
+  const size_t ny = 7;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    const bool k_quant = ggml_block_size(t) == 256;
+    const size_t n = k_quant ? 3 * 256 : 41 * 32;
+    const GgmlType at = ggml_vec_dot_type(t);
+    const size_t arow = ggml_row_size(at, n);
+    std::vector<uint8_t> acts(ny * arow);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> xv(n);
+    for (size_t r = 0; r < ny; ++r) {
+      for (auto& v : xv) v = nd(rng);
+      q::quantize_row(at, xv.data(), acts.data() + r * arow, n);
+    }
+    for (bool raw : {false, true}) {
+      const auto w = weight_row(t, n, 17, raw);
+      const auto ref = dot_rows_at(cpu::Isa::Scalar, t, n, w.data(), acts.data(), ny);
+      std::vector<float> wd(n), ad(n);
+      q::dequantize_row(t, w.data(), wd.data(), n);
+      for (cpu::Isa level : simd_levels()) {
+        ASSERT_NE(q::vec_dot_simd(t, level), nullptr) << ggml_type_name(t);
+        const auto got = dot_rows_at(level, t, n, w.data(), acts.data(), ny);
+        for (size_t r = 0; r < ny; ++r) {
+          const std::string what = std::string(ggml_type_name(t)) + " at " + cpu::isa_name(level) +
+                                   (raw ? " raw" : "") + " row " + std::to_string(r);
+          // each row alone gives the same bits as in the batch
+          const auto one = dot_rows_at(level, t, n, w.data(), acts.data() + r * arow, 1);
+          EXPECT_EQ(bits_of(one[0]), bits_of(got[r])) << what;
+          if (k_quant) {
+            EXPECT_EQ(bits_of(got[r]), bits_of(ref[r])) << what << ": " << got[r] << " vs " << ref[r];
+          } else {
+            q::dequantize_row(at, acts.data() + r * arow, ad.data(), n);
+            double mag = 0;
+            for (size_t i = 0; i < n; ++i) mag += std::fabs(double(wd[i]) * ad[i]);
+            EXPECT_NEAR(got[r], ref[r], double(n / 32 + 8) * 0x1p-24 * mag) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(QuantSimd, Q8_0WeightsOfMinus128) {
+  // Weights from other quantizers may hold -128 (ggml's own stop at -127): the sign
+  // trick of the int8 dot products must keep its magnitude.
+  const size_t n = 64;
+  std::vector<uint8_t> w(ggml_row_size(GgmlType::Q8_0, n)), a(w.size());
+  std::vector<float> ones(n, 1.0f);
+  q::quantize_row(GgmlType::Q8_0, ones.data(), a.data(), n);  // every quant 127, d = 1/127
+  for (size_t blk = 0; blk < 2; ++blk) {
+    put16(w, blk * 34, kOne);
+    for (size_t j = 0; j < 32; ++j) w[blk * 34 + 2 + j] = uint8_t(int8_t(-128));
+  }
+  const float want = dot_rows_at(cpu::Isa::Scalar, GgmlType::Q8_0, n, w.data(), a.data(), 1)[0];
+  EXPECT_NEAR(want, -64.0 * 128 * 127 * f16_bits_to_f32(uint16_t(a[0] | a[1] << 8)), 1e-3);
+  for (cpu::Isa level : simd_levels())
+    EXPECT_NEAR(dot_rows_at(level, GgmlType::Q8_0, n, w.data(), a.data(), 1)[0], want, 1e-6 * std::fabs(want))
+        << cpu::isa_name(level);
+}
+
 // ---- QTensor and qmatmul ------------------------------------------------------------
 
 TEST(QTensor, QuantizeDequantizeShapes) {
@@ -415,6 +538,27 @@ TEST(QTensor, QuantizeDequantizeShapes) {
   EXPECT_EQ(dv, ref);
   EXPECT_EQ(qt.dequantize(DType::F16).dtype(), DType::F16);
   EXPECT_EQ(qt.str(), "QTensor[4,256] q4_K cpu");
+}
+
+// Empty quantized tensors (a GGUF may hold one) on every device present: the shapes
+// come through, with zeros where a product has an empty inner dim.
+TEST(QTensor, EmptyTensorsDequantizeAndMultiply) {
+  for (Device dev : available_devices()) {
+    SCOPED_TRACE(dev.str());
+    QTensor e = QTensor::from_bytes(GgmlType::Q8_0, Shape{0, 32}, nullptr, 0, dev);
+    EXPECT_EQ(e.dequantize().shape(), (Shape{0, 32}));
+    EXPECT_EQ(e.dequantize(DType::F16).dtype(), DType::F16);
+    EXPECT_EQ(QTensor::quantize(Tensor::zeros(Shape{0, 64}, DType::F32, dev), GgmlType::Q4_0).nbytes(), 0u);
+    // y (3, 0) = x (3, 32) w^T with w (0, 32); and x (0, 32) against w (2, 32).
+    Tensor x = Tensor::ones(Shape{3, 32}, DType::F32, dev);
+    EXPECT_EQ(qmatmul(x, e).shape(), (Shape{3, 0}));
+    QTensor w = QTensor::quantize(Tensor::ones(Shape{2, 32}, DType::F32, dev), GgmlType::Q8_0);
+    EXPECT_EQ(qmatmul(Tensor::zeros(Shape{0, 32}, DType::F32, dev), w).shape(), (Shape{0, 2}));
+    // An empty inner dim: sums of nothing.
+    QTensor w0 = QTensor::from_bytes(GgmlType::Q8_0, Shape{2, 0}, nullptr, 0, dev);
+    EXPECT_EQ(qmatmul(Tensor::ones(Shape{3, 0}, DType::F32, dev), w0).to_vector<float>(),
+              std::vector<float>(6, 0.0f));
+  }
 }
 
 TEST(QTensor, BadShapeAndDtypeThrow) {
@@ -479,11 +623,11 @@ TEST(QMatmul, DequantGemmPathIsTheFloat64DotOfTheDequantizedWeight) {
   for (auto& v : xv) v = nd(rng);
   for (auto& v : wv) v = nd(rng);
   const Tensor x = Tensor::from_vector(xv, Shape{m, k});
-  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16}) {
+  for (GgmlType t :
+       {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16}) {
     const size_t kt = t == GgmlType::Q4_K || t == GgmlType::Q6_K ? 512 : k;  // whole 256-blocks
-    QTensor w = QTensor::quantize(Tensor::from_vector(std::vector<float>(wv.begin(), wv.begin() + ptrdiff_t(n * kt)),
-                                                      Shape{n, kt}),
-                                  t);
+    QTensor w = QTensor::quantize(
+        Tensor::from_vector(std::vector<float>(wv.begin(), wv.begin() + ptrdiff_t(n * kt)), Shape{n, kt}), t);
     const Tensor xs = x.narrow(1, 0, kt).contiguous();
     const auto xh = xs.to_vector<float>();
     const auto wd = w.dequantize().to_vector<float>();
@@ -521,6 +665,26 @@ TEST(QMatmul, EqualsRowByRowVecDotExactly) {
       for (size_t j = 0; j < n; ++j) {
         ASSERT_EQ(out[i * n + j], q::vec_dot(t, k, wb.data() + j * wrow, a.data())) << ggml_type_name(t);
       }
+    }
+  }
+}
+
+TEST(QMatmul, RowsBeyondOneActivationChunk) {
+  // 1000 rows of x (more than one cache-sized chunk of Q8_K activation rows at k = 256)
+  // each give what a single-row vec_dot gives.
+  const size_t m = 1000, n = 3, k = 256;
+  auto xv = synthetic(0.9f, m * k), wv = synthetic(1.3f, n * k);
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q8_0}) {
+    QTensor w = QTensor::quantize(Tensor::from_vector(wv, Shape{n, k}), t);
+    const auto wb = w.to_host_bytes();
+    const GgmlType at = ggml_vec_dot_type(t);
+    const size_t arow = ggml_row_size(at, k), wrow = ggml_row_size(t, k);
+    const auto out = qmatmul(Tensor::from_vector(xv, Shape{m, k}), w).to_vector<float>();
+    std::vector<uint8_t> a(arow);
+    for (size_t i = 0; i < m; ++i) {
+      q::quantize_row(at, xv.data() + i * k, a.data(), k);
+      for (size_t j = 0; j < n; ++j)
+        ASSERT_EQ(out[i * n + j], q::vec_dot(t, k, wb.data() + j * wrow, a.data())) << ggml_type_name(t);
     }
   }
 }

@@ -180,6 +180,7 @@ class TensorParallelPlan : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   model::ModelPlan plan(const test::TinyConfig& c) {
     const std::string p = (dir_ / "m.gguf").string();
+    file_.reset();  // the writer refuses a file this process has open
     test::write_tiny_model(p, c);
     file_.emplace(GgufFile::open(p));  // the plan points into the file
     return model::plan_model(*file_);

@@ -390,14 +390,14 @@ TEST(ChatTemplate, Llama3PromptWithoutGenerationPrompt) {
 using Meta = std::vector<std::pair<std::string, GgufValue>>;
 
 GgufValue strings(const std::vector<std::string>& v) {
-  GgufArray a{GgufType::String, {}};
-  for (const auto& s : v) a.items.emplace_back(s);
+  GgufArray a(GgufType::String);
+  for (const auto& s : v) a.push_back(s);
   return GgufValue(a);
 }
 template <class T>
 GgufValue numbers(GgufType t, const std::vector<T>& v) {
-  GgufArray a{t, {}};
-  for (T x : v) a.items.emplace_back(x);
+  GgufArray a(t);
+  for (T x : v) a.push_back(x);
   return GgufValue(a);
 }
 

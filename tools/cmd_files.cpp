@@ -2,11 +2,15 @@
 #include "cmd_files.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "printable.h"
 #include "progress.h"
 #include "wick/io.h"
 
@@ -14,7 +18,16 @@ namespace wick::cli {
 
 namespace {
 
+// Refused before anything opens the path: opening a FIFO waits for a writer.
+void check_regular_file(const std::string& path, const char* op) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw_error(ErrorKind::Io, op, path + ": cannot open: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw_error(ErrorKind::Io, op, path + ": not a regular file");
+}
+
 bool is_gguf(const std::string& path) {
+  check_regular_file(path, "inspect");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw_error(ErrorKind::Io, "inspect", path + ": cannot open: " + std::strerror(errno));
   char magic[4] = {};
@@ -29,16 +42,107 @@ std::string ne_str(const std::vector<uint64_t>& ne) {
   return s;
 }
 
-nlohmann::json value_json(const GgufValue& v) {
-  return std::visit(
-      [](const auto& x) -> nlohmann::json {
+// JSON written to stdout as it is produced, laid out as nlohmann's dump(2): a file with
+// millions of metadata items or keys needs no document in memory, and each member is
+// appended in constant time (an ordered_json object searches its members on insert,
+// which made `inspect --json` of 100k keys take 35 s).
+class JsonOut {
+ public:
+  ~JsonOut() { flush(); }
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  void key(std::string_view k) {
+    next();
+    string_literal(k);
+    buf_ += ": ";
+    after_key_ = true;
+  }
+  void string(std::string_view s) {
+    next();
+    string_literal(s);
+  }
+  template <class T>
+  void number(T x) {
+    next();
+    if constexpr (std::is_floating_point_v<T>) {
+      buf_ += std::isfinite(x) ? fmt::format("{}", double(x)) : "null";  // as nlohmann writes floats
+    } else {
+      fmt::format_to(std::back_inserter(buf_), "{}", x);
+    }
+  }
+  void boolean(bool b) {
+    next();
+    buf_ += b ? "true" : "false";
+  }
+  void end_document() {
+    buf_ += '\n';
+    flush();
+  }
+  void flush() {
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  // Separator and indentation before a member or an item (nothing right after a key).
+  void next() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (first_.empty()) return;
+    buf_ += first_.back() ? "\n" : ",\n";
+    first_.back() = false;
+    buf_.append(2 * first_.size(), ' ');
+    if (buf_.size() > (1u << 16)) flush();
+  }
+  void open(char c) {
+    next();
+    buf_ += c;
+    first_.push_back(true);
+  }
+  void close(char c) {
+    const bool empty = first_.back();
+    first_.pop_back();
+    if (!empty) {
+      buf_ += '\n';
+      buf_.append(2 * first_.size(), ' ');
+    }
+    buf_ += c;
+  }
+  // Bytes that are not UTF-8 print as U+FFFD, as nlohmann's error_handler_t::replace does.
+  void string_literal(std::string_view s) {
+    buf_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  std::string buf_;
+  std::vector<bool> first_;  // per open container: no member written yet
+  bool after_key_ = false;
+};
+
+void json_value(JsonOut& j, const GgufValue& v) {
+  std::visit(
+      [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, GgufArray>) {
-          nlohmann::json a = nlohmann::json::array();
-          for (const auto& item : x.items) a.push_back(value_json(item));
-          return a;
+          j.begin_array();
+          for (size_t i = 0; i < x.size(); ++i) {
+            if (x.elem_type() == GgufType::String) {
+              j.string(x.string(i));
+            } else if (x.elem_type() == GgufType::Array) {
+              json_value(j, GgufValue(x.array(i)));
+            } else {
+              json_value(j, x[i]);
+            }
+          }
+          j.end_array();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          j.string(x);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          j.boolean(x);
         } else {
-          return x;
+          j.number(x);
         }
       },
       v.v);
@@ -47,26 +151,35 @@ nlohmann::json value_json(const GgufValue& v) {
 int inspect_gguf(const std::string& file, bool json) {
   GgufFile g = GgufFile::open(file);
   if (json) {
-    nlohmann::ordered_json out;
-    out["format"] = "gguf";
-    out["version"] = g.version();
-    out["alignment"] = g.alignment();
-    out["data_offset"] = g.data_offset();
-    nlohmann::ordered_json kv = nlohmann::ordered_json::object();
+    JsonOut j;
+    j.begin_object();
+    j.key("format"), j.string("gguf");
+    j.key("version"), j.number(g.version());
+    j.key("alignment"), j.number(g.alignment());
+    j.key("data_offset"), j.number(g.data_offset());
+    j.key("metadata"), j.begin_object();
     for (const auto& [k, v] : g.metadata()) {
-      kv[k] = {{"type", gguf_type_name(v.type())}, {"value", value_json(v)}};
+      j.key(k), j.begin_object();
+      j.key("type"), j.string(gguf_type_name(v.type()));
+      j.key("value"), json_value(j, v);
+      j.end_object();
     }
-    out["metadata"] = kv;
-    nlohmann::ordered_json ts = nlohmann::ordered_json::array();
+    j.end_object();
+    j.key("tensors"), j.begin_array();
     for (const auto& t : g.tensors()) {
-      ts.push_back({{"name", t.name},
-                    {"type", ggml_any_type_name(t.type)},
-                    {"ne", t.ne},
-                    {"offset", t.offset},
-                    {"nbytes", t.nbytes}});
+      j.begin_object();
+      j.key("name"), j.string(t.name);
+      j.key("type"), j.string(ggml_any_type_name(t.type));
+      j.key("ne"), j.begin_array();
+      for (uint64_t d : t.ne) j.number(d);
+      j.end_array();
+      j.key("offset"), j.number(t.offset);
+      j.key("nbytes"), j.number(t.nbytes);
+      j.end_object();
     }
-    out["tensors"] = ts;
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    j.end_array();
+    j.end_object();
+    j.end_document();
     return 0;
   }
   fmt::print("* File is GGUF v{}, alignment {}, data at offset {}\n", g.version(), g.alignment(),
@@ -74,7 +187,7 @@ int inspect_gguf(const std::string& file, bool json) {
   fmt::print("* Dumping {} key/value pair(s)\n", g.metadata().size());
   for (size_t i = 0; i < g.metadata().size(); ++i) {
     const auto& [k, v] = g.metadata()[i];
-    fmt::print("{:6}: {:>8} | {} = {}\n", i + 1, gguf_type_name(v.type()), k, v.str());
+    fmt::print("{:6}: {:>8} | {} = {}\n", i + 1, gguf_type_name(v.type()), printable(k), printable(v.str()));
   }
   fmt::print("* Dumping {} tensor(s)\n", g.tensors().size());
   uint64_t total = 0;
@@ -84,7 +197,7 @@ int inspect_gguf(const std::string& file, bool json) {
     for (uint64_t d : t.ne) n *= d;
     total += n;
     fmt::print("{:6}: {:>11} | {:<24} {:<7} {:>12} bytes | {}\n", i + 1, n, "[" + ne_str(t.ne) + "]",
-               ggml_any_type_name(t.type), t.nbytes, t.name);
+               ggml_any_type_name(t.type), t.nbytes, printable(t.name));
   }
   fmt::print("* {} elements in total\n", total);
   return 0;
@@ -93,28 +206,38 @@ int inspect_gguf(const std::string& file, bool json) {
 int inspect_safetensors(const std::string& file, bool json) {
   SafetensorsFile s = SafetensorsFile::open(file);
   if (json) {
-    nlohmann::ordered_json out;
-    out["format"] = "safetensors";
-    out["metadata"] = s.metadata();
-    nlohmann::ordered_json ts = nlohmann::ordered_json::array();
+    JsonOut j;
+    j.begin_object();
+    j.key("format"), j.string("safetensors");
+    j.key("metadata"), j.begin_object();
+    for (const auto& [k, v] : s.metadata()) j.key(k), j.string(v);
+    j.end_object();
+    j.key("tensors"), j.begin_array();
     for (const auto& t : s.tensors()) {
-      ts.push_back({{"name", t.name},
-                    {"dtype", t.dtype_name},
-                    {"shape", t.shape.dims()},
-                    {"data_offsets", {t.begin, t.end}}});
+      j.begin_object();
+      j.key("name"), j.string(t.name);
+      j.key("dtype"), j.string(t.dtype_name);
+      j.key("shape"), j.begin_array();
+      for (size_t d : t.shape.dims()) j.number(d);
+      j.end_array();
+      j.key("data_offsets"), j.begin_array();
+      j.number(t.begin), j.number(t.end);
+      j.end_array();
+      j.end_object();
     }
-    out["tensors"] = ts;
-    fmt::print("{}\n", out.dump(2));
+    j.end_array();
+    j.end_object();
+    j.end_document();
     return 0;
   }
   fmt::print("* File is safetensors with {} metadata entr{}\n", s.metadata().size(),
              s.metadata().size() == 1 ? "y" : "ies");
-  for (const auto& [k, v] : s.metadata()) fmt::print("        {} = {}\n", k, v);
+  for (const auto& [k, v] : s.metadata()) fmt::print("        {} = {}\n", printable(k), printable(v));
   fmt::print("* Dumping {} tensor(s)\n", s.tensors().size());
   for (size_t i = 0; i < s.tensors().size(); ++i) {
     const auto& t = s.tensors()[i];
     fmt::print("{:6}: {:>11} | {:<24} {:<7} {:>12} bytes | {}\n", i + 1, t.shape.elem_count(), t.shape.str(),
-               t.dtype_name, t.end - t.begin, t.name);
+               printable(t.dtype_name), t.end - t.begin, printable(t.name));
   }
   return 0;
 }
@@ -179,15 +302,20 @@ int cmd_quantize(const std::string& in, const std::string& out, const std::strin
       tensors.push_back(GgufTensorData::from_tensor(name, t));
     }
   };
+  // The input stays open (mapped) until the output is written: the writer then refuses an
+  // output path that is the input file, and check_output_path says so before any work.
+  std::optional<GgufFile> gguf_in;
+  std::optional<SafetensorsFile> st_in;
   if (is_gguf(in)) {
-    GgufFile g = GgufFile::open(in);
+    const GgufFile& g = gguf_in.emplace(GgufFile::open(in));
+    check_output_path(out, "quantize");
     for (const auto& kv : g.metadata()) {
       if (kv.first != "general.file_type" && kv.first != "general.quantization_version") meta.push_back(kv);
     }
     Progress progress(g.tensors().size());
     for (size_t i = 0; i < g.tensors().size(); ++i) {
       const auto& ti = g.tensors()[i];
-      progress.step(i, ti.name);
+      progress.step(i, printable(ti.name));
       if (!ggml_type_known(ti.type)) {
         throw_error(ErrorKind::UnsupportedDType, "quantize",
                     fmt::format("{}: tensor '{}' has type {}, which wick cannot re-quantize", in, ti.name,
@@ -199,17 +327,18 @@ int cmd_quantize(const std::string& in, const std::string& out, const std::strin
                          : g.qtensor(ti.name).dequantize(src == GgmlType::F16 ? DType::F16 : DType::F32));
     }
   } else {
-    SafetensorsFile s = SafetensorsFile::open(in);
+    const SafetensorsFile& s = st_in.emplace(SafetensorsFile::open(in));
+    check_output_path(out, "quantize");
     meta.emplace_back("general.architecture", std::string("unknown"));
     for (const auto& [k, v] : s.metadata()) meta.emplace_back("safetensors." + k, v);
     Progress progress(s.tensors().size());
     for (size_t i = 0; i < s.tensors().size(); ++i) {
       const auto& ti = s.tensors()[i];
-      progress.step(i, ti.name);
+      progress.step(i, printable(ti.name));
       Tensor t = s.tensor(ti.name);
       if (t.dtype() == DType::U8 || t.dtype() == DType::U32) {
-        fmt::print(stderr, "wick quantize: skipping '{}' ({}): GGUF has no such type\n", ti.name,
-                   ti.dtype_name);
+        fmt::print(stderr, "wick quantize: skipping '{}' ({}): GGUF has no such type\n", printable(ti.name),
+                   printable(ti.dtype_name));
         continue;
       }
       add(ti.name, t);
@@ -225,8 +354,12 @@ int cmd_quantize(const std::string& in, const std::string& out, const std::strin
 
 int cmd_export(const std::string& file, const std::string& tensor, const std::string& out) {
   Tensor t;
+  // The input stays open until the output is written (see cmd_quantize).
+  std::optional<GgufFile> gguf_in;
+  std::optional<SafetensorsFile> st_in;
   if (is_gguf(file)) {
-    GgufFile g = GgufFile::open(file);
+    const GgufFile& g = gguf_in.emplace(GgufFile::open(file));
+    check_output_path(out, "export");
     const GgufTensorInfo* ti = g.find_tensor(tensor);
     if (ti && (ti->type == 0 || ti->type == 1 || ti->type == 26 || ti->type == 27 || ti->type == 28)) {
       t = g.tensor(tensor);
@@ -234,11 +367,13 @@ int cmd_export(const std::string& file, const std::string& tensor, const std::st
       t = g.qtensor(tensor).dequantize(DType::F32);  // throws naming the tensor when absent
     }
   } else {
-    t = SafetensorsFile::open(file).tensor(tensor);
+    check_output_path(out, "export");
+    t = st_in.emplace(SafetensorsFile::open(file)).tensor(tensor);
   }
   if (t.dtype() == DType::BF16) t = t.to_dtype(DType::F32);  // NumPy has no bf16
   write_npy(out, t);
-  fmt::print(stderr, "wick export: {} {} {} -> {}\n", tensor, t.shape().str(), dtype_name(t.dtype()), out);
+  fmt::print(stderr, "wick export: {} {} {} -> {}\n", printable(tensor), t.shape().str(),
+             dtype_name(t.dtype()), printable(out));
   return 0;
 }
 

@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 
 #include "cmd_files.h"
 #include "cmd_model.h"
 #include "commands.h"
+#include "printable.h"
 #include "wick/error.h"
 
 int main(int argc, char** argv) {
@@ -46,7 +48,15 @@ int main(int argc, char** argv) {
   bch->add_option("--family,-f", bench.families, "op family; repeatable; default all");
   bch->add_flag("--json", bench.json, "machine-readable output");
   bch->add_option("--min-time", bench.min_time_s, "seconds of timed runs per case (after a warm-up)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& s) -> std::string {
+            // CLI::PositiveNumber lets nan and inf through (nan <= 0 is false).
+            double v = 0;
+            return CLI::detail::lexical_cast(s, v) && std::isfinite(v) && v > 0
+                       ? ""
+                       : "must be a finite number > 0";
+          },
+          "POSITIVE"));
   bch->add_option("--min-repeats", bench.min_repeats, "timed runs per case at least")
       ->check(CLI::PositiveNumber);
   bch->add_option("--seed", bench.seed, "seed of the random inputs");
@@ -126,11 +136,9 @@ int main(int argc, char** argv) {
     if (tkz->parsed()) return cmd_tokenize(tokenize);
     if (gnr->parsed()) return cmd_generate(gen);
     if (bmd->parsed()) return cmd_bench_model(bm);
-  } catch (const wick::Error& e) {
-    fmt::print(stderr, "wick: {}\n", e.what());
-    return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wick: {}\n", e.what());
+    // Messages quote names and strings from the files read: printed escaped.
+    fmt::print(stderr, "wick: {}\n", printable(e.what()));
     return 2;
   }
   return 2;

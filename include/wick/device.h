@@ -55,6 +55,11 @@ MemoryStats memory_stats(Device device);
 // Waits until the work queued on `device` is done; reports a bad index an earlier
 // GPU op found (IndexOutOfRange). A no-op on the CPU.
 void synchronize(Device device);
+// The vendor runtime's stream (cudaStream_t / hipStream_t) on which wick queues the
+// work of a GPU device, for interop with other GPU libraries (the `stream` of
+// DLPack's __dlpack__): work they queue on it runs in order with wick's. Null for
+// the CPU.
+void* native_stream(Device device);
 
 // A GPU backend library and whether it loaded (for `wick devices`).
 struct BackendStatus {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace wick {
 
@@ -170,6 +171,13 @@ template <DType D> using type_of = typename TypeOf<D>::type;
 // truncate toward zero (NaN -> 0, out of range saturates), integers wrap as in C++.
 template <class To, class From> To convert(From x);
 
+namespace detail {
+// The arithmetic types Scalar has no exact constructor for.
+template <class T>
+concept OtherArithmetic = std::is_arithmetic_v<T> && !std::is_same_v<T, double> &&
+                          !std::is_same_v<T, int64_t> && !std::is_same_v<T, int>;
+}  // namespace detail
+
 // A scalar of any dtype, held as double (exact for every value of every dtype
 // except i64 beyond 2^53, which is held exactly in `i`).
 struct Scalar {
@@ -177,10 +185,28 @@ struct Scalar {
   int64_t i = 0;
   bool is_int = false;
   Scalar() = default;
-  Scalar(double v) : f(v), i(int64_t(v)), is_int(false) {}
+  // i is only read for integer scalars; a value outside the i64 range (or NaN) leaves it 0
+  // rather than converting out of range.
+  Scalar(double v) : f(v), i(v > -9.2e18 && v < 9.2e18 ? int64_t(v) : 0), is_int(false) {}
   Scalar(int64_t v) : f(double(v)), i(v), is_int(true) {}
   Scalar(int v) : Scalar(int64_t(v)) {}
+  // Any other arithmetic type (unsigned, size_t, long long, float, bool): integers stay
+  // integers (an unsigned value above the i64 range is held as a float), floats widen.
+  template <detail::OtherArithmetic T>
+  Scalar(T v) : Scalar(from(v)) {}
   template <class T> T as() const;
+
+ private:
+  template <class T>
+  static Scalar from(T v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return Scalar(double(v));
+    } else if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t)) {
+      return v > T(INT64_MAX) ? Scalar(double(v)) : Scalar(int64_t(v));
+    } else {
+      return Scalar(int64_t(v));
+    }
+  }
 };
 
 }  // namespace wick

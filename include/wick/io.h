@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -19,6 +21,14 @@
 #include "wick/tensor.h"
 
 namespace wick {
+
+// Writers replace their output atomically: the bytes go to a temporary file in the
+// output's directory, renamed over the output only once all of them were written and
+// synced (a full disk or a file-size limit leaves the old file as it was). They refuse
+// an output that is not a regular file, or that is a file this process has open for
+// reading (a live GgufFile or SafetensorsFile maps it; compared by device and inode).
+// check_output_path runs those checks alone, for tools that write after long work.
+void check_output_path(const std::string& path, const std::string& op);
 
 namespace io {
 struct Mapping;  // src/io/file.h: a file's mapped bytes or a private copy of a buffer
@@ -45,10 +55,39 @@ enum class GgufType : uint32_t {
 std::string_view gguf_type_name(GgufType t);
 
 struct GgufValue;
-// An array value: its element type and items (every item of that type; arrays nest).
-struct GgufArray {
-  GgufType elem_type = GgufType::U8;
-  std::vector<GgufValue> items;
+// An array value: items of one element type (arrays nest). Numbers and bools are kept
+// packed as the file stores them and strings back to back in one buffer, so an array
+// takes about the memory of its encoding (a 16M-item u8 array: 16 MB).
+class GgufArray {
+ public:
+  GgufArray() = default;
+  explicit GgufArray(GgufType elem_type) : elem_type_(elem_type) {}
+  // Every item must be of elem_type (InvalidArgument naming both types otherwise).
+  GgufArray(GgufType elem_type, const std::vector<GgufValue>& items);
+
+  GgufType elem_type() const { return elem_type_; }
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  // Appends an item of elem_type (InvalidArgument naming both types otherwise).
+  void push_back(const GgufValue& item);
+  // Item i as a value (a copy), any element type. IndexOutOfRange past the end.
+  GgufValue operator[](size_t i) const;
+  // Item i of a number or bool array as T, the element type's C++ type (uint8_t for U8,
+  // float for F32, bool for Bool, ...); InvalidArgument for another T.
+  template <class T>
+  T get(size_t i) const;
+  // Item i of a string array (a view into the array) / of an array of arrays.
+  std::string_view string(size_t i) const;
+  const GgufArray& array(size_t i) const;
+  bool operator==(const GgufArray& o) const;
+
+ private:
+  friend class GgufReader;
+  void check_index(size_t i, GgufType want) const;
+  GgufType elem_type_ = GgufType::U8;
+  std::vector<uint8_t> bytes_;     // numbers and bools packed little-endian; strings back to back
+  std::vector<uint64_t> ends_;     // strings: the end of each in bytes_
+  std::vector<GgufArray> arrays_;  // arrays of arrays
 };
 
 // One metadata value. The variant's index equals the GgufType id.
@@ -75,9 +114,6 @@ struct GgufValue {
   std::string str(size_t max_items = 8) const;
   bool operator==(const GgufValue& o) const;
 };
-inline bool operator==(const GgufArray& a, const GgufArray& b) {
-  return a.elem_type == b.elem_type && a.items == b.items;
-}
 
 // ggml's name for a tensor type id, including types wick cannot compute with
 // ("iq2_xxs"); "" for an id ggml does not define.
@@ -127,6 +163,8 @@ class GgufFile {
   uint64_t data_offset_ = 0;
   std::vector<std::pair<std::string, GgufValue>> kv_;
   std::vector<GgufTensorInfo> tensors_;
+  // Positions in kv_ / tensors_ by key / name; the views point into the mapped image.
+  std::unordered_map<std::string_view, size_t> key_index_, tensor_index_;
   // Takes ownership of the image `m` (named `path` in messages) and parses it.
   static GgufFile load(io::Mapping m, const std::string& path);
   void parse_image();
@@ -182,6 +220,7 @@ class SafetensorsFile {
   uint64_t data_start_ = 0;
   std::map<std::string, std::string> metadata_;
   std::vector<SafetensorsInfo> tensors_;
+  std::vector<size_t> by_name_;  // positions in tensors_, sorted by name
   // Takes ownership of the image `m` (named `path` in messages) and parses it.
   static SafetensorsFile load(io::Mapping m, const std::string& path);
   void parse_image();

@@ -19,6 +19,8 @@ class Shape {
   const std::vector<size_t>& dims() const { return dims_; }
   size_t rank() const { return dims_.size(); }
   size_t operator[](size_t i) const { return dims_[i]; }
+  // Throws ShapeMismatch when the product of the non-zero dims exceeds 2^63-1 (ops
+  // check their shapes first and name themselves; this never returns a wrapped count).
   size_t elem_count() const;
   // Row-major strides of a contiguous tensor of this shape, in elements.
   std::vector<size_t> contiguous_strides() const;

@@ -42,7 +42,8 @@
   X(Mul, mul)              \
   X(Div, div)              \
   X(Maximum, maximum)      \
-  X(Minimum, minimum)
+  X(Minimum, minimum)      \
+  X(Pow, pow)
 
 // X(Enumerator, name): kernel "{name}_{dtype}", every dtype, u8 (0/1) output.
 #define WICK_CMP_OPS(X) \

@@ -20,10 +20,12 @@ namespace wick {
 enum class QMatmulPath : uint8_t;  // wick/quant.h
 
 struct Options {
-  // GPU matmul through wick's portable tiled GEMM kernel instead of the vendor BLAS
-  // (a build without vendor BLAS always uses the portable kernel).
+  // GPU matmul through wick's portable tiled GEMM kernel instead of the vendor BLAS,
+  // and convolutions as im2col + that kernel instead of the vendor DNN library (a
+  // build without vendor BLAS always uses the portable kernel).
   bool portable_gemm = false;
-  // f32 GEMMs on the vendor BLAS may use TF32 tensor cores (about 10 mantissa bits).
+  // f32 GEMMs and convolutions on the vendor libraries may use TF32 tensor cores
+  // (about 10 mantissa bits).
   bool allow_tf32 = false;
   // The path qmatmul takes when called with QMatmulPath::Auto; Auto itself picks
   // the mat-vec for at most kQMatVecMaxBatch rows of x, else dequantize + GEMM.
@@ -31,7 +33,7 @@ struct Options {
   // Folders searched first for libwick-cuda.so / libwick-rocm.so, ':'-separated;
   // read when the first GPU is used (set it before that).
   std::string backend_path;
-  // CPU threads of wick's parallel loops and of OpenBLAS; 0: OpenMP's default
+  // CPU threads of wick's parallel loops, oneDNN and OpenBLAS; 0: OpenMP's default
   // (OMP_NUM_THREADS, else every core).
   int cpu_threads = 0;
   // Bytes of freed large host blocks kept for reuse by the CPU allocator; 0: none.

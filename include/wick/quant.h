@@ -115,7 +115,7 @@ inline constexpr size_t kQMatVecMaxBatch = 8;
 
 // x (..., k) float times w (n, k) quantized -> (..., n), in x's dtype, by `path`. On
 // the CPU MatVec quantizes the rows of x to ggml_vec_dot_type(w.type()) and dots them
-// block by block, threaded over output rows (OpenMP); on a GPU: the QUANTIZED module.
+// block by block, threaded over output rows; on a GPU: the QUANTIZED module.
 Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path = QMatmulPath::Auto);
 
 }  // namespace wick

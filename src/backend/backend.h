@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +36,22 @@ class BackendStorage;
 enum class GgmlType : uint32_t;    // wick/quant.h
 enum class QMatmulPath : uint8_t;  // wick/quant.h
 using StoragePtr = std::shared_ptr<BackendStorage>;
+using StoragePair = std::pair<StoragePtr, StoragePtr>;
+
+// The KV-cache half of rope_kv_cache: k (B, T, Hkv, D) and v (B, T, Hkv, Dv) in q's
+// dtype, inner stride 1; the caches (B, Hkv, S, D) and (B, Hkv, S, Dv), contiguous, each
+// of its own float dtype. Tokens t < T go to cache rows pos + t.
+struct KvCacheWrite {
+  const BackendStorage* k = nullptr;
+  const Layout* k_l = nullptr;
+  const BackendStorage* v = nullptr;
+  const Layout* v_l = nullptr;
+  BackendStorage* k_cache = nullptr;
+  const Layout* k_cache_l = nullptr;
+  BackendStorage* v_cache = nullptr;
+  const Layout* v_cache_l = nullptr;
+  size_t pos = 0;
+};
 
 // The op methods of BackendStorage, one X(return type, name, (parameters),
 // qualifier) row each: the seam declares them pure virtual and every backend's
@@ -130,6 +147,28 @@ using StoragePtr = std::shared_ptr<BackendStorage>;
   X(StoragePtr, rope,                                                                                        \
     (RopeKind kind, const Layout& l, const BackendStorage& cos, const Layout& cos_l,                         \
      const BackendStorage& sin, const Layout& sin_l),                                                        \
+    const)                                                                                                   \
+  /* {this + r, rms_norm(this + r) * alpha}: both contiguous of the same dims; the sum rounded to            \
+     this dtype first, the norm of the rounded sum (as add then rms_norm). */                                \
+  X(StoragePair, add_rms_norm,                                                                               \
+    (const Layout& l, const BackendStorage& r, const Layout& r_l, const BackendStorage* alpha,               \
+     const Layout* alpha_l, float eps),                                                                      \
+    const)                                                                                                   \
+  /* silu(this) * up over identical dims (any strides, as binary); float dtypes. */                          \
+  X(StoragePtr, swiglu, (const Layout& l, const BackendStorage& up, const Layout& up_l), const)              \
+  /* softmax(scale q k^T [causal mask]) v: this = q (B, H, T, D); k (B, Hkv, S, D) and v (B, Hkv, S, Dv)     \
+     any strides, float dtypes of their own (read as q's); output (B, H, T, Dv) in q's dtype. Query i        \
+     sits at position S - T + i (causal: sees keys 0 .. S - T + i). Never empty (front end). */              \
+  X(StoragePtr, attention,                                                                                   \
+    (const Layout& q_l, const BackendStorage& k, const Layout& k_l, const BackendStorage& v,                 \
+     const Layout& v_l, float scale, bool causal),                                                           \
+    const)                                                                                                   \
+  /* this = q (B, T, H, D), inner stride 1: returns rope(q) as (B, H, T, D) and writes rope(k) and v (see    \
+     KvCacheWrite) into the caches. kind HalfSplit or Interleaved; cos/sin (T', D/2) contiguous in q's       \
+     dtype, row t for token t. Computed in f64, rounded once to each output's dtype. */                      \
+  X(StoragePtr, rope_kv_cache,                                                                               \
+    (RopeKind kind, const Layout& q_l, const BackendStorage& cos, const Layout& cos_l,                       \
+     const BackendStorage& sin, const Layout& sin_l, const KvCacheWrite& w),                                 \
     const)
 
 #define WICK_STORAGE_PURE_VIRTUAL(ret, name, params, qualifier) virtual ret name params qualifier = 0;
@@ -146,6 +185,8 @@ class BackendStorage {
   virtual BackendDevice& backend_device() const = 0;
   // Copies `count` elements starting at element `offset` to host memory (synchronizes).
   virtual void copy_to_host(void* dst, size_t offset, size_t count) const = 0;
+  // The address of element 0 (a device pointer on a GPU); null when nothing is allocated.
+  virtual void* base_ptr() const = 0;
 
   WICK_STORAGE_OPS(WICK_STORAGE_PURE_VIRTUAL)
 };
@@ -158,6 +199,10 @@ class BackendDevice {
   virtual StoragePtr alloc(size_t n, DType dtype) = 0;  // uninitialised
   virtual StoragePtr zeros(size_t n, DType dtype) = 0;
   virtual StoragePtr from_host(const void* data, size_t n, DType dtype) = 0;
+  // Storage over n elements of external memory at ptr (this device's memory, aligned to
+  // the element size) without a copy. The caching allocator never sees it: when the
+  // storage goes, deleter(ptr) is called if set, after the device's queued work is done.
+  virtual StoragePtr wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) = 0;
   // Counter-based (Philox-4x32-10) streams: element i of a call draws from counter
   // (i, offset); the same (seed, offset) gives the same numbers on every device.
   virtual StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
@@ -165,6 +210,8 @@ class BackendDevice {
   virtual StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                                  uint64_t offset) = 0;
   virtual void synchronize() = 0;
+  // The runtime stream this device's work is queued on; null where there is none (the CPU).
+  virtual void* native_stream() { return nullptr; }
   virtual DeviceInfo info() const = 0;
   virtual MemoryStats memory_stats() const = 0;
 

@@ -148,5 +148,6 @@ std::vector<BackendStatus> gpu_backend_status() {
 DeviceInfo device_info(Device d) { return backend_device(d).info(); }
 MemoryStats memory_stats(Device d) { return backend_device(d).memory_stats(); }
 void synchronize(Device d) { backend_device(d).synchronize(); }
+void* native_stream(Device d) { return backend_device(d).native_stream(); }
 
 }  // namespace wick

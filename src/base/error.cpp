@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <new>
+
 #include "base/dispatch.h"
+#include "base/error_boundary.h"
 
 namespace wick {
 
@@ -25,6 +28,20 @@ std::string_view error_kind_name(ErrorKind kind) {
 
 void throw_error(ErrorKind kind, std::string_view op, const std::string& message) {
   throw Error(kind, fmt::format("[{}] {}", op, message));
+}
+
+void rethrow_as_error(std::string_view op, ErrorKind kind) {
+  try {
+    throw;
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc& e) {
+    throw_error(ErrorKind::OutOfMemory, op, fmt::format("out of host memory ({})", e.what()));
+  } catch (const std::exception& e) {
+    throw_error(kind, op, e.what());
+  } catch (...) {
+    throw_error(kind, op, "an exception of unknown type");
+  }
 }
 
 void throw_unsupported_dtype(const char* op, DType dt) {

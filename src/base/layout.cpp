@@ -5,15 +5,12 @@
 
 #include <numeric>
 
+#include "base/checked.h"
 #include "wick/error.h"
 
 namespace wick {
 
-size_t Shape::elem_count() const {
-  size_t n = 1;
-  for (size_t d : dims_) n *= d;
-  return n;
-}
+size_t Shape::elem_count() const { return checked_elem_count(dims_, 1, "shape"); }
 
 std::vector<size_t> Shape::contiguous_strides() const {
   std::vector<size_t> s(dims_.size());
@@ -58,11 +55,7 @@ void Layout::update_contiguity() {
   if (elem_count() == 0) contiguous_ = true;
 }
 
-size_t Layout::elem_count() const {
-  size_t n = 1;
-  for (size_t d : dims_) n *= d;
-  return n;
-}
+size_t Layout::elem_count() const { return checked_elem_count(dims_, 1, "layout"); }
 
 size_t Layout::storage_extent() const {
   if (elem_count() == 0) return offset_;

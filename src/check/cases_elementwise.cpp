@@ -499,8 +499,9 @@ void bench_cases(std::vector<OpCase>& cases) {
                              [](const Values& e) { return e[0] != 0 ? e[1] : e[2]; },
                              Tolerance::exact_match(),
                              Tolerance::exact_match()}));
-  for (auto [from, to] : {std::pair{DType::F32, DType::F16}, std::pair{DType::F16, DType::F32},
-                          std::pair{DType::F32, DType::BF16}}) {
+  for (auto cast_pair : {std::pair{DType::F32, DType::F16}, std::pair{DType::F16, DType::F32},
+                         std::pair{DType::F32, DType::BF16}}) {
+    const DType from = cast_pair.first, to = cast_pair.second;  // named: clang 14 captures no bindings
     cases.push_back(
         make_case({"cast",
                    title(fmt::format("cast {}->{}", dtype_name(from), dtype_name(to)), from, c, big),

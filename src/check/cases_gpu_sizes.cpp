@@ -240,6 +240,10 @@ std::vector<OpCase> build() {
     }
     cs.push_back(nn_rows_case(Nn::Softmax, DType::F64, 2, len));
   }
+  // cumsum rows longer than a 32-lane wave's chunk, many of them (a wave a row on
+  // GPUs of up to 312 multiprocessors at 32 lanes), in 16-byte vectors and not.
+  cs.push_back(cumsum_rows_case(DType::F32, 20000, 600));
+  cs.push_back(cumsum_rows_case(DType::F32, 20000, 603));
   for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::ArgMax})
     cs.push_back(col_reduce_case(op, DType::F32, 1000, 4100));
   for (size_t n : {size_t(1), size_t(31), size_t(33), size_t(1000), size_t(4097), size_t(70000)}) {

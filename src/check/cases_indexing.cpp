@@ -172,7 +172,9 @@ OpCase indexing_case(Op op, DType dt, LayoutKind lk, const Shape& shape, size_t 
     size_t n_ids = Shape(g.ids).elem_count(), slice = shape.elem_count() / shape[dim];
     c.bytes = double(2 * n_ids * slice * dtype_size(dt) + n_ids * dtype_size(idt));
     c.prepare = [=](Device dev, uint64_t seed) {
-      auto [x, ids_t, src] = build(dev, seed);
+      // Named tensors, not a structured binding: clang 14 cannot capture one.
+      const auto built = build(dev, seed);
+      const Tensor x = std::get<0>(built), ids_t = std::get<1>(built), src = std::get<2>(built);
       return std::function<std::vector<Tensor>()>([=] { return std::vector<Tensor>{apply(x, ids_t, src)}; });
     };
   }

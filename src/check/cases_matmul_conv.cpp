@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "wick/check.h"
 
@@ -251,7 +252,9 @@ OpCase conv_case(DType dt, LayoutKind lk, ConvSpec s, bool bench = false) {
     c.flops = 2.0 * double(s.x[0] * co * oh * ow) * double(terms);
     c.bytes = bytes_of(xs.elem_count() + ws.elem_count() + s.x[0] * co * oh * ow, dt);
     c.prepare = [=](Device dev, uint64_t seed) {
-      auto [x, w] = build(dev, seed);
+      // Named tensors, not a structured binding: clang 14 cannot capture one.
+      const auto built = build(dev, seed);
+      const Tensor x = built.first, w = built.second;
       return std::function<std::vector<Tensor>()>([=] { return std::vector<Tensor>{run_conv(s, x, w)}; });
     };
   }
@@ -359,22 +362,27 @@ std::vector<OpCase> pool_cases() {
 
 enum class Up { Nearest1d, Nearest2d, Bilinear, BilinearAlign };
 
-// PyTorch's linear taps along one axis (area_pixel_compute_scale / source index).
-void taps(size_t in, size_t out, bool ac, size_t i, size_t& i0, size_t& i1, double& l1) {
-  double scale = ac ? (out > 1 ? double(in - 1) / double(out - 1) : 0.0) : double(in) / double(out);
+// PyTorch's linear taps along one axis (area_pixel_compute_scale / source index); a given
+// scale factor sf steps the source by 1 / sf.
+void taps(size_t in, size_t out, bool ac, size_t i, size_t& i0, size_t& i1, double& l1,
+          std::optional<double> sf) {
+  double scale = ac   ? (out > 1 ? double(in - 1) / double(out - 1) : 0.0)
+                 : sf ? 1.0 / *sf
+                      : double(in) / double(out);
   double src = ac ? scale * double(i) : std::max(scale * (double(i) + 0.5) - 0.5, 0.0);
   i0 = std::min(size_t(std::floor(src)), in - 1);
   i1 = std::min(i0 + 1, in - 1);
   l1 = src - double(i0);
 }
 
-OpCase upsample_case(DType dt, LayoutKind lk, Up up, Shape xs, size_t oh, size_t ow) {
+OpCase upsample_case(DType dt, LayoutKind lk, Up up, Shape xs, size_t oh, size_t ow,
+                     std::optional<double> sh = std::nullopt, std::optional<double> sw = std::nullopt) {
   OpCase c;
   c.family = "upsample";
   const char* names[] = {"upsample_nearest1d", "upsample_nearest2d", "upsample_bilinear2d",
                          "upsample_bilinear2d align_corners"};
-  c.name = fmt::format("{} {} {} {} -> [{},{}]", names[int(up)], dtype_name(dt), layout_kind_name(lk),
-                       xs.str(), oh, ow);
+  c.name = fmt::format("{} {} {} {} -> [{},{}]{}", names[int(up)], dtype_name(dt), layout_kind_name(lk),
+                       xs.str(), oh, ow, sh ? fmt::format(" scales {},{}", *sh, *sw) : "");
   c.dtype = dt;
   c.layout = lk;
   bool nearest = up == Up::Nearest1d || up == Up::Nearest2d;
@@ -390,7 +398,7 @@ OpCase upsample_case(DType dt, LayoutKind lk, Up up, Shape xs, size_t oh, size_t
       case Up::Nearest2d:
         return std::vector<Tensor>{x.upsample_nearest2d(oh, ow)};
       default:
-        return std::vector<Tensor>{x.upsample_bilinear2d(oh, ow, up == Up::BilinearAlign)};
+        return std::vector<Tensor>{x.upsample_bilinear2d(oh, ow, up == Up::BilinearAlign, sh, sw)};
     }
   };
   c.reference = [=](uint64_t seed) {
@@ -407,8 +415,8 @@ OpCase upsample_case(DType dt, LayoutKind lk, Up up, Shape xs, size_t oh, size_t
           }
           size_t y0, y1, x0, x1;
           double ly, lx;
-          taps(h, oh, up == Up::BilinearAlign, y, y0, y1, ly);
-          taps(w, ow, up == Up::BilinearAlign, xx, x0, x1, lx);
+          taps(h, oh, up == Up::BilinearAlign, y, y0, y1, ly, sh);
+          taps(w, ow, up == Up::BilinearAlign, xx, x0, x1, lx, sw);
           double v = (1 - ly) * ((1 - lx) * at(y0, x0) + lx * at(y0, x1)) +
                      ly * ((1 - lx) * at(y1, x0) + lx * at(y1, x1));
           out.push_back(is_float(dt) ? v : std::round(v));  // integers round half away from zero
@@ -436,6 +444,9 @@ std::vector<OpCase> upsample_cases() {
         v.push_back(upsample_case(dt, lk, up, {2, 3, 5, 6}, 9, 13));  // up
         v.push_back(upsample_case(dt, lk, up, {2, 2, 9, 8}, 4, 3));   // down
       }
+      // interpolate(scale_factor=s): floor(in * s) outputs, sources stepped by 1 / s
+      v.push_back(upsample_case(dt, LK::Transposed, up, {2, 3, 5, 6}, 9, 13, 1.9, 2.3));
+      v.push_back(upsample_case(dt, LK::Contiguous, up, {2, 2, 9, 8}, 4, 3, 0.5, 0.45));
       v.push_back(upsample_case(dt, LK::Size1, up, {1, 1, 1, 1}, 2, 3));
       v.push_back(upsample_case(dt, LK::Empty, up, {0, 1, 3, 3}, 5, 5));
     }

@@ -130,7 +130,8 @@ inline double int_unary(UnaryOp op, DType dt, double xd) {
 }
 
 // Binary ops: floats exact in f64 (max/min propagate NaN); integers wrap, x / 0 = 0,
-// division truncates toward zero, min / -1 wraps.
+// division truncates toward zero, min / -1 wraps; integer pow wraps and a negative
+// exponent truncates 1 / x^-e toward zero.
 inline double binary(BinaryOp op, DType dt, double a, double b) {
   if (is_int(dt)) {
     int64_t x = int64_t(a), y = int64_t(b);
@@ -150,6 +151,13 @@ inline double binary(BinaryOp op, DType dt, double a, double b) {
         return double(std::max(x, y));
       case BinaryOp::Minimum:
         return double(std::min(x, y));
+      case BinaryOp::Pow: {
+        if (y < 0) return x == 1 ? 1.0 : x == -1 ? (y % 2 != 0 ? -1.0 : 1.0) : 0.0;
+        uint64_t r = 1;  // x^y mod 2^64 by repeated squaring, then wrapped to the dtype
+        for (uint64_t e = uint64_t(y), b = ux; e != 0; e >>= 1, b *= b)
+          if (e & 1) r *= b;
+        return wrap_to(dt, r);
+      }
     }
   }
   switch (op) {
@@ -165,6 +173,8 @@ inline double binary(BinaryOp op, DType dt, double a, double b) {
       return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b);
     case BinaryOp::Minimum:
       return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b);
+    case BinaryOp::Pow:
+      return std::pow(a, b);
   }
   return kNaN;
 }

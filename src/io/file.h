@@ -1,6 +1,6 @@
-// Shared plumbing of the file readers: a read-only memory mapping, a bounds-checked
-// little-endian cursor whose every failure is Error(Format) naming the file and
-// the field, and whole-file writing.
+// Shared plumbing of the file readers and writers: a read-only memory mapping, a
+// bounds-checked little-endian cursor whose every failure is Error(Format) naming the
+// file and the field, and atomic output files.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,9 @@
 
 namespace wick::io {
 
-// The mapped bytes of a file (nullptr/0 for an empty file). Throws Io naming the path.
+// The mapped bytes of a file (nullptr/0 for an empty file). Throws Io naming the path,
+// without blocking, when it is not a regular file (a FIFO, a device, a directory). While
+// a mapping lives, its file is an input: OutputFile refuses to replace it.
 struct Mapping {
   const uint8_t* data = nullptr;
   size_t size = 0;
@@ -23,7 +25,32 @@ Mapping map_file(const std::string& path, const char* op);
 // A private copy of an in-memory image with the same ownership shape.
 Mapping copy_buffer(const void* data, size_t size);
 
-// Writes all bytes to path (Io on failure, naming the path and errno text).
+// An output file written atomically: the bytes go to a new temporary file in the
+// target's directory, which commit() flushes, fsyncs and renames over the target (then
+// fsyncs the directory). Until then the target is untouched, and a failure (a full disk,
+// a file-size limit) or an OutputFile destroyed without commit() removes the temporary
+// file, so a reader never sees a truncated output. The target's permissions are kept
+// when it exists; a symlink is followed. Refused (InvalidArgument) when the target is
+// not a regular file or is a file this process has mapped for reading (the input of
+// the write: the same st_dev and st_ino, however the path is spelled). Io names the
+// path and errno's text on failure.
+class OutputFile {
+ public:
+  OutputFile(const std::string& path, const char* op);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void write(const void* data, size_t n);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::string path_, target_, tmp_;
+  const char* op_;
+  int fd_ = -1;
+};
+
+// An OutputFile holding `bytes`.
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes, const char* op);
 
 // [op] file: message   as a Format error.

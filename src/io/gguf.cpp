@@ -1,13 +1,22 @@
 // GGUF v2/v3 reader and writer. Validation follows ggml's gguf.cpp (reference
 // ggml-gguf.md 1.3): known versions only, bounded counts and string lengths,
-// general.alignment a u32 power of two, n_dims <= 4, non-negative dims whose
-// product fits int64, known tensor types whose rows hold whole blocks, unique keys
-// and names, and tensor offsets contiguous in file order with alignment padding.
+// general.alignment a u32 power of two, n_dims <= 4, non-negative dims whose size
+// fits int64, known tensor types whose rows hold whole blocks, unique keys and
+// names, and tensor offsets contiguous in file order with alignment padding. The
+// writer applies the same limits (the constants and checks below serve both), so
+// every file it writes reads back.
+//
+// Memory: the reader reserves nothing from a count before the bytes behind it were
+// read; arrays of numbers are one copy of their bytes and arrays of strings one buffer
+// (GgufArray), so parsing is linear in the file and its memory proportional to it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
-#include <set>
+#include <unordered_set>
 
+#include "base/checked.h"
+#include "base/error_boundary.h"
 #include "io/file.h"
 #include "wick/io.h"
 
@@ -20,12 +29,7 @@ constexpr uint32_t kMagic = 0x46554747;  // "GGUF" little-endian
 constexpr uint32_t kDefaultAlignment = 32;
 constexpr size_t kMaxDims = 4;
 constexpr size_t kMaxNameLen = 63;  // ggml: strlen(name) < GGML_MAX_NAME (64)
-constexpr int kMaxArrayDepth = 16;
-// Each parsed value costs sizeof(GgufValue) (40 bytes) however small its encoding, so
-// the metadata's total value count is capped: 16M values (~640 MB) is far above any
-// real tokenizer (a 256k vocabulary with merges is under 1M) and bounds what a hostile
-// file can make the reader allocate.
-constexpr uint64_t kMaxMetadataValues = uint64_t(1) << 24;
+constexpr int kMaxArrayDepth = 16;  // an array value at this depth of nesting is refused
 
 struct AnyType {
   const char* name;
@@ -52,17 +56,46 @@ const AnyType* any_type(uint32_t id) {
 
 uint64_t pad_to(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-// Bytes of a tensor, or false on overflow / a row that splits a block.
-bool tensor_nbytes(const AnyType& t, const std::vector<uint64_t>& ne, uint64_t& out) {
-  if (ne.empty() || ne[0] % t.block != 0) return false;
-  unsigned __int128 n = (unsigned __int128)(ne[0] / t.block) * t.bytes;
-  for (size_t i = 1; i < ne.size(); ++i) {
-    n *= ne[i];
-    if (n > std::numeric_limits<int64_t>::max()) return false;
+// What is wrong with a tensor info, shared by the reader (Format) and the writer
+// (InvalidArgument): `field` (a suffix of "tensor 'name'") and `problem` stay empty when
+// it is valid, and nbytes is then its size. 1..kMaxDims dims, each at most 2^63-1, a
+// known type whose rows hold whole blocks, and a size within 2^63-1 (base/checked.h:
+// the non-zero dims, then the bytes).
+struct TensorInfoCheck {
+  std::string field, problem;
+  uint64_t nbytes = 0;
+};
+TensorInfoCheck check_tensor_info(uint32_t type, const std::vector<uint64_t>& ne) {
+  TensorInfoCheck r;
+  if (ne.empty() || ne.size() > kMaxDims) {
+    r.field = " n_dims";
+    r.problem = fmt::format("{} is not in 1..{}", ne.size(), kMaxDims);
+    return r;
   }
-  if (n > std::numeric_limits<int64_t>::max()) return false;
-  out = uint64_t(n);
-  return true;
+  for (size_t d = 0; d < ne.size(); ++d) {
+    if (ne[d] > kMaxSize) {
+      r.field = fmt::format(" ne[{}]", d);
+      r.problem = fmt::format("negative dim {}", int64_t(ne[d]));
+      return r;
+    }
+  }
+  const AnyType* at = any_type(type);
+  if (!at) {
+    r.field = " type";
+    r.problem = fmt::format("unknown or removed ggml type {}", type);
+    return r;
+  }
+  if (ne[0] % at->block != 0) {
+    r.field = " ne[0]";
+    r.problem = fmt::format("row of {} elements splits a {} block of {}", ne[0], at->name, at->block);
+    return r;
+  }
+  uint64_t elems = 0;
+  if (!shape_fits(ne, 1, elems) || !mul_fits(elems / at->block, at->bytes, r.nbytes)) {
+    r.field = " dims";
+    r.problem = "element count overflows int64";
+  }
+  return r;
 }
 
 // Smallest encoding of one value of type t (bounds array counts before allocating).
@@ -90,22 +123,37 @@ uint64_t min_value_size(GgufType t) {
   return 1;
 }
 
-class Parser {
- public:
-  Parser(const uint8_t* data, size_t size, const std::string& file) : c_(data, size, kOp, file) {}
-  io::Cursor c_;
-  uint64_t values_ = 0;  // array items read so far
+// Bytes of one packed item of a number or bool array; 0 for strings and arrays.
+size_t packed_size(GgufType t) {
+  switch (t) {
+    case GgufType::String:
+    case GgufType::Array:
+      return 0;
+    default:
+      return size_t(min_value_size(t));
+  }
+}
 
-  std::string read_string(const std::string& field) {
+}  // namespace
+
+// Builds arrays from the file's bytes (a friend of GgufArray).
+class GgufReader {
+ public:
+  GgufReader(const uint8_t* data, size_t size, const std::string& file) : c_(data, size, kOp, file) {}
+  io::Cursor c_;
+
+  std::string_view read_string_view(const std::string& field) {
     const uint64_t len = c_.read<uint64_t>(field + " length");
     if (len > c_.remaining()) {
       c_.fail(field,
               fmt::format("string length {} exceeds the {} bytes left in the file", len, c_.remaining()));
     }
-    std::string s(reinterpret_cast<const char*>(c_.here()), size_t(len));
+    std::string_view s(reinterpret_cast<const char*>(c_.here()), size_t(len));
     c_.skip(len, field);
     return s;
   }
+
+  std::string read_string(const std::string& field) { return std::string(read_string_view(field)); }
 
   GgufType read_type(const std::string& field) {
     const int32_t t = c_.read<int32_t>(field);
@@ -145,19 +193,33 @@ class Parser {
       case GgufType::Array: {
         if (depth >= kMaxArrayDepth)
           c_.fail(field, fmt::format("arrays nested deeper than {}", kMaxArrayDepth));
-        GgufArray a;
-        a.elem_type = read_type(field + " element type");
+        GgufArray a(read_type(field + " element type"));
         const uint64_t n = c_.read<uint64_t>(field + " element count");
-        if (n > c_.remaining() / min_value_size(a.elem_type)) {
+        if (n > c_.remaining() / min_value_size(a.elem_type_)) {
           c_.fail(field, fmt::format("array of {} {} values cannot fit in the {} bytes left", n,
-                                     gguf_type_name(a.elem_type), c_.remaining()));
+                                     gguf_type_name(a.elem_type_), c_.remaining()));
         }
-        values_ += n;
-        if (values_ > kMaxMetadataValues) {
-          c_.fail(field, fmt::format("metadata holds more than {} values", kMaxMetadataValues));
+        if (const size_t es = packed_size(a.elem_type_)) {
+          // The items are in the file (checked above): one copy of their bytes.
+          const uint8_t* p = c_.here();
+          c_.skip(n * es, field);
+          if (a.elem_type_ == GgufType::Bool) {
+            for (uint64_t i = 0; i < n; ++i) {
+              if (p[i] > 1) c_.fail(field, fmt::format("bool value {} is neither 0 nor 1", p[i]));
+            }
+          }
+          a.bytes_.assign(p, p + n * es);
+        } else if (a.elem_type_ == GgufType::String) {
+          for (uint64_t i = 0; i < n; ++i) {
+            const std::string_view s = read_string_view(field);
+            a.bytes_.insert(a.bytes_.end(), s.begin(), s.end());
+            a.ends_.push_back(a.bytes_.size());
+          }
+        } else {
+          for (uint64_t i = 0; i < n; ++i) {
+            a.arrays_.push_back(std::get<GgufArray>(read_value(GgufType::Array, field, depth + 1).v));
+          }
         }
-        a.items.reserve(size_t(n));
-        for (uint64_t i = 0; i < n; ++i) a.items.push_back(read_value(a.elem_type, field, depth + 1));
         return a;
       }
     }
@@ -165,7 +227,138 @@ class Parser {
   }
 };
 
+// ---- GgufArray -------------------------------------------------------------------
+
+namespace {
+
+template <class T>
+constexpr GgufType gguf_type_of() {
+  if constexpr (std::is_same_v<T, uint8_t>) return GgufType::U8;
+  if constexpr (std::is_same_v<T, int8_t>) return GgufType::I8;
+  if constexpr (std::is_same_v<T, uint16_t>) return GgufType::U16;
+  if constexpr (std::is_same_v<T, int16_t>) return GgufType::I16;
+  if constexpr (std::is_same_v<T, uint32_t>) return GgufType::U32;
+  if constexpr (std::is_same_v<T, int32_t>) return GgufType::I32;
+  if constexpr (std::is_same_v<T, float>) return GgufType::F32;
+  if constexpr (std::is_same_v<T, bool>) return GgufType::Bool;
+  if constexpr (std::is_same_v<T, uint64_t>) return GgufType::U64;
+  if constexpr (std::is_same_v<T, int64_t>) return GgufType::I64;
+  if constexpr (std::is_same_v<T, double>) return GgufType::F64;
+}
+
+[[noreturn]] void array_type_error(GgufType have, GgufType want) {
+  throw_error(ErrorKind::InvalidArgument, "gguf_value",
+              fmt::format("array of {} read as {}", gguf_type_name(have), gguf_type_name(want)));
+}
+
 }  // namespace
+
+GgufArray::GgufArray(GgufType elem_type, const std::vector<GgufValue>& items) : elem_type_(elem_type) {
+  for (const auto& item : items) push_back(item);
+}
+
+size_t GgufArray::size() const {
+  if (const size_t es = packed_size(elem_type_)) return bytes_.size() / es;
+  return elem_type_ == GgufType::String ? ends_.size() : arrays_.size();
+}
+
+void GgufArray::push_back(const GgufValue& item) {
+  if (item.type() != elem_type_) {
+    throw_error(
+        ErrorKind::InvalidArgument, "gguf_value",
+        fmt::format("array of {} given a {} item", gguf_type_name(elem_type_), gguf_type_name(item.type())));
+  }
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          bytes_.insert(bytes_.end(), x.begin(), x.end());
+          ends_.push_back(bytes_.size());
+        } else if constexpr (std::is_same_v<T, GgufArray>) {
+          arrays_.push_back(x);
+        } else {
+          const uint8_t b[sizeof(T)] = {};
+          const size_t at = bytes_.size();
+          bytes_.insert(bytes_.end(), b, b + sizeof(T));
+          std::memcpy(bytes_.data() + at, &x, sizeof(T));
+        }
+      },
+      item.v);
+}
+
+void GgufArray::check_index(size_t i, GgufType want) const {
+  if (elem_type_ != want) array_type_error(elem_type_, want);
+  if (i >= size()) {
+    throw_error(ErrorKind::IndexOutOfRange, "gguf_value",
+                fmt::format("item {} of an array of {} {}", i, size(), gguf_type_name(elem_type_)));
+  }
+}
+
+template <class T>
+T GgufArray::get(size_t i) const {
+  check_index(i, gguf_type_of<T>());
+  T v;
+  std::memcpy(&v, bytes_.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+template uint8_t GgufArray::get<uint8_t>(size_t) const;
+template int8_t GgufArray::get<int8_t>(size_t) const;
+template uint16_t GgufArray::get<uint16_t>(size_t) const;
+template int16_t GgufArray::get<int16_t>(size_t) const;
+template uint32_t GgufArray::get<uint32_t>(size_t) const;
+template int32_t GgufArray::get<int32_t>(size_t) const;
+template float GgufArray::get<float>(size_t) const;
+template bool GgufArray::get<bool>(size_t) const;
+template uint64_t GgufArray::get<uint64_t>(size_t) const;
+template int64_t GgufArray::get<int64_t>(size_t) const;
+template double GgufArray::get<double>(size_t) const;
+
+std::string_view GgufArray::string(size_t i) const {
+  check_index(i, GgufType::String);
+  const size_t begin = i ? size_t(ends_[i - 1]) : 0;
+  return {reinterpret_cast<const char*>(bytes_.data()) + begin, size_t(ends_[i]) - begin};
+}
+
+const GgufArray& GgufArray::array(size_t i) const {
+  check_index(i, GgufType::Array);
+  return arrays_[i];
+}
+
+GgufValue GgufArray::operator[](size_t i) const {
+  switch (elem_type_) {
+    case GgufType::U8:
+      return get<uint8_t>(i);
+    case GgufType::I8:
+      return get<int8_t>(i);
+    case GgufType::U16:
+      return get<uint16_t>(i);
+    case GgufType::I16:
+      return get<int16_t>(i);
+    case GgufType::U32:
+      return get<uint32_t>(i);
+    case GgufType::I32:
+      return get<int32_t>(i);
+    case GgufType::F32:
+      return get<float>(i);
+    case GgufType::Bool:
+      return get<bool>(i);
+    case GgufType::String:
+      return std::string(string(i));
+    case GgufType::Array:
+      return array(i);
+    case GgufType::U64:
+      return get<uint64_t>(i);
+    case GgufType::I64:
+      return get<int64_t>(i);
+    case GgufType::F64:
+      return get<double>(i);
+  }
+  array_type_error(elem_type_, elem_type_);
+}
+
+bool GgufArray::operator==(const GgufArray& o) const {
+  return elem_type_ == o.elem_type_ && bytes_ == o.bytes_ && ends_ == o.ends_ && arrays_ == o.arrays_;
+}
 
 std::string_view gguf_type_name(GgufType t) {
   static constexpr std::string_view names[] = {"u8",   "i8",  "u16",   "i16", "u32", "i32", "f32",
@@ -242,11 +435,9 @@ std::string GgufValue::str(size_t max_items) const {
         if constexpr (std::is_same_v<T, std::string>) {
           return fmt::format("\"{}\"", x.size() > 60 ? x.substr(0, 57) + "..." : x);
         } else if constexpr (std::is_same_v<T, GgufArray>) {
-          std::string s = fmt::format("[{} x {}:", gguf_type_name(x.elem_type), x.items.size());
-          for (size_t i = 0; i < x.items.size() && i < max_items; ++i) {
-            s += (i ? ", " : " ") + x.items[i].str(max_items);
-          }
-          if (x.items.size() > max_items) s += ", ...";
+          std::string s = fmt::format("[{} x {}:", gguf_type_name(x.elem_type()), x.size());
+          for (size_t i = 0; i < x.size() && i < max_items; ++i) s += (i ? ", " : " ") + x[i].str(max_items);
+          if (x.size() > max_items) s += ", ...";
           return s + "]";
         } else if constexpr (std::is_same_v<T, bool>) {
           return x ? "true" : "false";
@@ -264,10 +455,12 @@ Shape GgufTensorInfo::shape() const {
   return Shape(std::move(d));
 }
 
-GgufFile GgufFile::open(const std::string& path) { return load(io::map_file(path, kOp), path); }
+GgufFile GgufFile::open(const std::string& path) {
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::map_file(path, kOp), path); });
+}
 
 GgufFile GgufFile::parse(const void* data, size_t size, const std::string& name) {
-  return load(io::copy_buffer(data, size), name);
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::copy_buffer(data, size), name); });
 }
 
 GgufFile GgufFile::load(io::Mapping m, const std::string& path) {
@@ -281,7 +474,7 @@ GgufFile GgufFile::load(io::Mapping m, const std::string& path) {
 }
 
 void GgufFile::parse_image() {
-  Parser p(base_, size_, path_);
+  GgufReader p(base_, size_, path_);
   io::Cursor& c = p.c_;
   const uint32_t magic = c.read<uint32_t>("magic");
   if (magic != kMagic) c.fail("magic", fmt::format("0x{:08x} is not \"GGUF\"", magic));
@@ -304,15 +497,17 @@ void GgufFile::parse_image() {
            fmt::format("{} key/value pairs cannot fit in the {} bytes left", n_kv, c.remaining()));
   }
 
-  std::set<std::string> keys;
-  kv_.reserve(size_t(n_kv));
+  // Nothing is reserved from the counts: a count is only bounded by the bytes left, and
+  // each entry takes more memory than its smallest encoding.
   for (int64_t i = 0; i < n_kv; ++i) {
     const std::string where = fmt::format("kv[{}]", i);
-    std::string key = p.read_string(where + " key");
-    if (!keys.insert(key).second) c.fail(where + " key", fmt::format("duplicate key '{}'", key));
-    const GgufType t = p.read_type("key '" + key + "' value type");
-    GgufValue v = p.read_value(t, "key '" + key + "' value", 0);
-    kv_.emplace_back(std::move(key), std::move(v));
+    const std::string_view key = p.read_string_view(where + " key");
+    if (!key_index_.emplace(key, kv_.size()).second)
+      c.fail(where + " key", fmt::format("duplicate key '{}'", key));
+    const std::string name(key);
+    const GgufType t = p.read_type("key '" + name + "' value type");
+    GgufValue v = p.read_value(t, "key '" + name + "' value", 0);
+    kv_.emplace_back(name, std::move(v));
   }
 
   alignment_ = kDefaultAlignment;
@@ -326,40 +521,36 @@ void GgufFile::parse_image() {
     alignment_ = al;
   }
 
-  std::set<std::string> names;
   uint64_t expected_offset = 0;
-  tensors_.reserve(size_t(n_tensors));
   for (int64_t i = 0; i < n_tensors; ++i) {
     GgufTensorInfo ti;
-    ti.name = p.read_string(fmt::format("tensor[{}] name", i));
+    const std::string_view name = p.read_string_view(fmt::format("tensor[{}] name", i));
+    ti.name = std::string(name);
     const std::string where = fmt::format("tensor '{}'", ti.name);
     if (ti.name.size() > kMaxNameLen) {
       c.fail(where + " name", fmt::format("{} bytes long, the limit is {}", ti.name.size(), kMaxNameLen));
     }
-    if (!names.insert(ti.name).second) c.fail(where + " name", "duplicate tensor name");
+    if (!tensor_index_.emplace(name, tensors_.size()).second)
+      c.fail(where + " name", "duplicate tensor name");
     const uint32_t n_dims = c.read<uint32_t>(where + " n_dims");
     if (n_dims == 0 || n_dims > kMaxDims)
       c.fail(where + " n_dims", fmt::format("{} is not in 1..{}", n_dims, kMaxDims));
-    for (uint32_t d = 0; d < n_dims; ++d) {
-      const int64_t ne = c.read<int64_t>(fmt::format("{} ne[{}]", where, d));
-      if (ne < 0) c.fail(fmt::format("{} ne[{}]", where, d), fmt::format("negative dim {}", ne));
-      ti.ne.push_back(uint64_t(ne));
-    }
+    for (uint32_t d = 0; d < n_dims; ++d)
+      ti.ne.push_back(uint64_t(c.read<int64_t>(fmt::format("{} ne[{}]", where, d))));
     ti.type = c.read<uint32_t>(where + " type");
-    const AnyType* at = any_type(ti.type);
-    if (!at) c.fail(where + " type", fmt::format("unknown or removed ggml type {}", ti.type));
-    if (ti.ne[0] % at->block != 0) {
-      c.fail(where + " ne[0]",
-             fmt::format("row of {} elements splits a {} block of {}", ti.ne[0], at->name, at->block));
-    }
-    if (!tensor_nbytes(*at, ti.ne, ti.nbytes)) c.fail(where + " dims", "element count overflows int64");
+    const TensorInfoCheck chk = check_tensor_info(ti.type, ti.ne);
+    if (!chk.problem.empty()) c.fail(where + chk.field, chk.problem);
+    ti.nbytes = chk.nbytes;
     ti.offset = c.read<uint64_t>(where + " offset");
     if (ti.offset != expected_offset) {
       c.fail(where + " offset",
              fmt::format("has offset {}, expected {} (tensors must be contiguous, aligned to {})", ti.offset,
                          expected_offset, alignment_));
     }
-    expected_offset = pad_to(ti.offset + ti.nbytes, alignment_);
+    uint64_t end = 0;
+    if (!add_fits(ti.offset, ti.nbytes, end))
+      c.fail(where + " offset", "the data section exceeds 2^63-1 bytes");
+    expected_offset = pad_to(end, alignment_);
     tensors_.push_back(std::move(ti));
   }
   data_offset_ = pad_to(c.pos(), alignment_);
@@ -373,17 +564,13 @@ void GgufFile::parse_image() {
 }
 
 const GgufValue* GgufFile::find(const std::string& key) const {
-  for (const auto& [k, v] : kv_) {
-    if (k == key) return &v;
-  }
-  return nullptr;
+  const auto it = key_index_.find(key);
+  return it == key_index_.end() ? nullptr : &kv_[it->second].second;
 }
 
 const GgufTensorInfo* GgufFile::find_tensor(const std::string& name) const {
-  for (const auto& t : tensors_) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
+  const auto it = tensor_index_.find(name);
+  return it == tensor_index_.end() ? nullptr : &tensors_[it->second];
 }
 
 const uint8_t* GgufFile::tensor_data(const GgufTensorInfo& info) const {
@@ -449,23 +636,38 @@ void put_string(std::vector<uint8_t>& out, const std::string& s) {
   io::put_bytes(out, s.data(), s.size());
 }
 
-void put_value(std::vector<uint8_t>& out, const GgufValue& val, const std::string& key) {
+void put_value(std::vector<uint8_t>& out, const GgufValue& val, const std::string& key, int depth);
+
+// An array's element type, count and items (arrays of arrays recurse); `depth` as the
+// reader counts it (kMaxArrayDepth is the same limit on both sides).
+void put_items(std::vector<uint8_t>& out, const GgufArray& a, const std::string& key, int depth) {
+  if (depth >= kMaxArrayDepth) {
+    throw_error(ErrorKind::InvalidArgument, "gguf_write",
+                fmt::format("key '{}': arrays nested deeper than {}", key, kMaxArrayDepth));
+  }
+  io::put<int32_t>(out, int32_t(a.elem_type()));
+  io::put<uint64_t>(out, a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.elem_type() == GgufType::String) {
+      const std::string_view s = a.string(i);
+      io::put<uint64_t>(out, s.size());
+      io::put_bytes(out, s.data(), s.size());
+    } else if (a.elem_type() == GgufType::Array) {
+      put_items(out, a.array(i), key, depth + 1);
+    } else {
+      put_value(out, a[i], key, depth + 1);
+    }
+  }
+}
+
+void put_value(std::vector<uint8_t>& out, const GgufValue& val, const std::string& key, int depth) {
   std::visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::string>) {
           put_string(out, x);
         } else if constexpr (std::is_same_v<T, GgufArray>) {
-          io::put<int32_t>(out, int32_t(x.elem_type));
-          io::put<uint64_t>(out, x.items.size());
-          for (const auto& item : x.items) {
-            if (item.type() != x.elem_type) {
-              throw_error(ErrorKind::InvalidArgument, "gguf_write",
-                          fmt::format("key '{}': array of {} holds a {} item", key,
-                                      gguf_type_name(x.elem_type), gguf_type_name(item.type())));
-            }
-            put_value(out, item, key);
-          }
+          put_items(out, x, key, depth);
         } else if constexpr (std::is_same_v<T, bool>) {
           io::put<uint8_t>(out, x ? 1 : 0);
         } else {
@@ -477,14 +679,16 @@ void put_value(std::vector<uint8_t>& out, const GgufValue& val, const std::strin
 
 }  // namespace
 
-std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, GgufValue>>& metadata,
-                                    const std::vector<GgufTensorData>& tensors, uint32_t version) {
+namespace {
+
+std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, GgufValue>>& metadata,
+                               const std::vector<GgufTensorData>& tensors, uint32_t version) {
   const char* op = "gguf_write";
   if (version != 2 && version != 3) {
     throw_error(ErrorKind::InvalidArgument, op, fmt::format("version {} (2 or 3 are written)", version));
   }
   uint32_t alignment = kDefaultAlignment;
-  std::set<std::string> keys;
+  std::unordered_set<std::string_view> keys;
   for (const auto& [k, v] : metadata) {
     if (!keys.insert(k).second)
       throw_error(ErrorKind::InvalidArgument, op, fmt::format("duplicate key '{}'", k));
@@ -508,9 +712,9 @@ std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, Ggu
   for (const auto& [k, v] : metadata) {
     put_string(out, k);
     io::put<int32_t>(out, int32_t(v.type()));
-    put_value(out, v, k);
+    put_value(out, v, k, 0);
   }
-  std::set<std::string> names;
+  std::unordered_set<std::string_view> names;
   uint64_t offset = 0;
   for (const auto& t : tensors) {
     if (t.name.size() > kMaxNameLen) {
@@ -521,23 +725,24 @@ std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, Ggu
     if (!names.insert(t.name).second) {
       throw_error(ErrorKind::InvalidArgument, op, fmt::format("duplicate tensor name '{}'", t.name));
     }
-    const AnyType* at = any_type(t.type);
-    if (!at)
+    const TensorInfoCheck chk = check_tensor_info(t.type, t.ne);
+    if (!chk.problem.empty()) {
       throw_error(ErrorKind::InvalidArgument, op,
-                  fmt::format("tensor '{}': unknown type {}", t.name, t.type));
-    uint64_t nbytes = 0;
-    if (t.ne.empty() || t.ne.size() > kMaxDims || !tensor_nbytes(*at, t.ne, nbytes) ||
-        nbytes != t.bytes.size()) {
+                  fmt::format("tensor '{}'{}: {}", t.name, chk.field, chk.problem));
+    }
+    const uint64_t nbytes = chk.nbytes;
+    if (nbytes != t.bytes.size()) {
       throw_error(ErrorKind::InvalidArgument, op,
                   fmt::format("tensor '{}': {} dims of type {} do not match {} data bytes", t.name,
-                              t.ne.size(), at->name, t.bytes.size()));
+                              t.ne.size(), any_type(t.type)->name, t.bytes.size()));
     }
     put_string(out, t.name);
     io::put<uint32_t>(out, uint32_t(t.ne.size()));
     for (uint64_t d : t.ne) io::put<int64_t>(out, int64_t(d));
     io::put<uint32_t>(out, t.type);
     io::put<uint64_t>(out, offset);
-    offset = pad_to(offset + nbytes, alignment);
+    offset =
+        pad_to(checked_add(offset, nbytes, ErrorKind::InvalidArgument, op, "the data section"), alignment);
   }
   out.resize(size_t(pad_to(out.size(), alignment)), 0);
   for (const auto& t : tensors) {
@@ -547,9 +752,28 @@ std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, Ggu
   return out;
 }
 
+// A tensor of `rank` dims must fit GGUF's kMaxDims (checked when the data is built, before the
+// work of converting or quantizing it is wasted).
+void check_rank(const std::string& name, const Shape& shape, const std::string& type) {
+  if (shape.rank() > kMaxDims) {
+    throw_error(ErrorKind::InvalidArgument, "gguf_write",
+                fmt::format("tensor '{}' {} {}: rank {}, GGUF holds at most {} dims", name, shape.str(), type,
+                            shape.rank(), kMaxDims));
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> gguf_serialize(const std::vector<std::pair<std::string, GgufValue>>& metadata,
+                                    const std::vector<GgufTensorData>& tensors, uint32_t version) {
+  return guarded("gguf_write", ErrorKind::InvalidArgument,
+                 [&] { return serialize(metadata, tensors, version); });
+}
+
 void write_gguf(const std::string& path, const std::vector<std::pair<std::string, GgufValue>>& metadata,
                 const std::vector<GgufTensorData>& tensors, uint32_t version) {
-  io::write_file(path, gguf_serialize(metadata, tensors, version), "gguf_write");
+  guarded("gguf_write", ErrorKind::InvalidArgument,
+          [&] { io::write_file(path, serialize(metadata, tensors, version), "gguf_write"); });
 }
 
 GgufTensorData GgufTensorData::from_tensor(const std::string& name, const Tensor& t) {
@@ -578,6 +802,7 @@ GgufTensorData GgufTensorData::from_tensor(const std::string& name, const Tensor
                   fmt::format("tensor '{}' {} {}: GGUF has no such type", name, t.shape().str(),
                               dtype_name(t.dtype())));
   }
+  check_rank(name, t.shape(), std::string(dtype_name(t.dtype())));
   GgufTensorData d;
   d.name = name;
   d.type = type;
@@ -589,6 +814,7 @@ GgufTensorData GgufTensorData::from_tensor(const std::string& name, const Tensor
 }
 
 GgufTensorData GgufTensorData::from_qtensor(const std::string& name, const QTensor& t) {
+  check_rank(name, t.shape(), std::string(ggml_type_name(t.type())));
   GgufTensorData d;
   d.name = name;
   d.type = uint32_t(t.type());

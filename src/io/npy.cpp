@@ -1,12 +1,18 @@
 // NumPy .npy (format versions 1-3) and .npz (a zip of .npy files). The reader takes
 // either byte order and C or Fortran order; .npz reading handles stored entries
 // (np.savez) and deflated ones (np.savez_compressed, via io/inflate.h), zip64
-// records included. Writing produces .npy v1 and stored .npz entries.
+// records included. Writing produces .npy v1 and stored .npz entries. Reader and writer
+// share their limits (kMaxDims, the shape rule of base/checked.h), so what wick writes,
+// NumPy and wick read back. An archive whose entries share bytes is refused: each entry's
+// data is then read once, and the output is bounded by the file (times deflate's ratio).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
+#include "base/checked.h"
+#include "base/error_boundary.h"
 #include "io/file.h"
 #include "io/inflate.h"
 #include "wick/io.h"
@@ -17,6 +23,8 @@ namespace {
 
 constexpr const char* kNpy = "npy";
 constexpr const char* kNpz = "npz";
+// The most dims of an array: NumPy's NPY_MAXDIMS (64 since NumPy 2.0).
+constexpr size_t kMaxDims = 64;
 
 struct NpyType {
   char kind;  // 'f', 'i', 'u', 'b'
@@ -88,7 +96,6 @@ NpyHeader parse_header(const std::string& h, io::Cursor& c) {
   p = find_key(h, "shape", c);
   if (p >= h.size() || h[p] != '(') c.fail("header shape", "not a tuple");
   ++p;
-  unsigned __int128 count = 1;
   while (true) {
     while (p < h.size() && (h[p] == ' ' || h[p] == ',')) ++p;
     if (p >= h.size()) c.fail("header shape", "unterminated tuple");
@@ -101,11 +108,11 @@ NpyHeader parse_header(const std::string& h, io::Cursor& c) {
       ++p;
     }
     if (p < h.size() && h[p] == 'L') ++p;  // Python 2 longs
-    count *= d;
-    if (count > std::numeric_limits<int64_t>::max()) c.fail("header shape", "element count overflows");
     out.shape.push_back(size_t(d));
-    if (out.shape.size() > 64) c.fail("header shape", "more than 64 dims");
+    if (out.shape.size() > kMaxDims) c.fail("header shape", fmt::format("more than {} dims", kMaxDims));
   }
+  uint64_t count = 0;
+  if (!shape_fits(out.shape, out.elem_size, count)) c.fail("header shape", "element count overflows");
   return out;
 }
 
@@ -139,16 +146,22 @@ Tensor parse_npy_impl(const uint8_t* data, size_t size, const std::string& name,
     c.fail("data", fmt::format("shape needs {} elements of {} bytes, {} bytes left", count, hd.elem_size,
                                c.remaining()));
   }
-  std::vector<uint8_t> buf(c.here(), c.here() + count * hd.elem_size);
-  if (hd.swap) byteswap(buf.data(), count, hd.elem_size);
+  // Big-endian data is swapped in a copy; little-endian data is read in place.
+  std::vector<uint8_t> swapped;
+  const uint8_t* bytes = c.here();
+  if (hd.swap) {
+    swapped.assign(bytes, bytes + count * hd.elem_size);
+    byteswap(swapped.data(), count, hd.elem_size);
+    bytes = swapped.data();
+  }
   if (!hd.fortran || hd.shape.size() < 2) {
-    return Tensor::from_bytes(buf.data(), count, Shape(hd.shape), hd.dtype, device);
+    return Tensor::from_bytes(bytes, count, Shape(hd.shape), hd.dtype, device);
   }
   // Fortran order: the bytes are the C-order array of the reversed shape, transposed.
   std::vector<size_t> rev(hd.shape.rbegin(), hd.shape.rend());
   std::vector<int64_t> perm;
   for (size_t i = rev.size(); i-- > 0;) perm.push_back(int64_t(i));
-  return Tensor::from_bytes(buf.data(), count, Shape(rev), hd.dtype, device).permute(perm).contiguous();
+  return Tensor::from_bytes(bytes, count, Shape(rev), hd.dtype, device).permute(perm).contiguous();
 }
 
 // ---- zip -----------------------------------------------------------------------
@@ -165,15 +178,20 @@ T load(const uint8_t* p) {
 }  // namespace
 
 Tensor parse_npy(const void* data, size_t size, const std::string& name, Device device) {
-  return parse_npy_impl(static_cast<const uint8_t*>(data), size, name, device);
+  return guarded(kNpy, ErrorKind::Format,
+                 [&] { return parse_npy_impl(static_cast<const uint8_t*>(data), size, name, device); });
 }
 
 Tensor read_npy(const std::string& path, Device device) {
-  io::Mapping m = io::map_file(path, kNpy);
-  return parse_npy_impl(m.data, m.size, path, device);
+  return guarded(kNpy, ErrorKind::Format, [&] {
+    io::Mapping m = io::map_file(path, kNpy);
+    return parse_npy_impl(m.data, m.size, path, device);
+  });
 }
 
-std::vector<uint8_t> npy_serialize(const Tensor& t) {
+namespace {
+
+std::vector<uint8_t> serialize_npy(const Tensor& t) {
   const char* descr = nullptr;
   switch (t.dtype()) {
     case DType::U8:
@@ -202,6 +220,12 @@ std::vector<uint8_t> npy_serialize(const Tensor& t) {
           ErrorKind::UnsupportedDType, "npy_write",
           fmt::format("{} bf16: NumPy has no bf16 dtype; convert with to_dtype first", t.shape().str()));
   }
+  uint64_t count = 0;
+  if (t.rank() > kMaxDims || !shape_fits(t.dims(), dtype_size(t.dtype()), count)) {
+    throw_error(ErrorKind::InvalidArgument, "npy_write",
+                fmt::format("{} {}: NumPy reads at most {} dims of at most 2^63-1 bytes", t.shape().str(),
+                            dtype_name(t.dtype()), kMaxDims));
+  }
   std::string shape = "(";
   for (size_t i = 0; i < t.rank(); ++i)
     shape += fmt::format("{}{}", t.dims()[i], t.rank() == 1 ? "," : (i + 1 < t.rank() ? ", " : ""));
@@ -211,6 +235,8 @@ std::vector<uint8_t> npy_serialize(const Tensor& t) {
   const size_t total = (10 + h.size() + 1 + 63) / 64 * 64;
   h.resize(total - 10 - 1, ' ');
   h += '\n';
+  // At most kMaxDims dims of at most 19 digits: the header always fits v1's 16-bit length.
+  static_assert(kMaxDims * 21 + 128 < 0xFFFF);
   std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
   io::put<uint16_t>(out, uint16_t(h.size()));
   io::put_bytes(out, h.data(), h.size());
@@ -220,12 +246,21 @@ std::vector<uint8_t> npy_serialize(const Tensor& t) {
   return out;
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
-  io::write_file(path, npy_serialize(t), "npy_write");
+}  // namespace
+
+std::vector<uint8_t> npy_serialize(const Tensor& t) {
+  return guarded("npy_write", ErrorKind::InvalidArgument, [&] { return serialize_npy(t); });
 }
 
-std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t size, const std::string& name,
-                                                      Device device) {
+void write_npy(const std::string& path, const Tensor& t) {
+  guarded("npy_write", ErrorKind::InvalidArgument,
+          [&] { io::write_file(path, serialize_npy(t), "npy_write"); });
+}
+
+namespace {
+
+std::vector<std::pair<std::string, Tensor>> parse_npz_impl(const void* data, size_t size,
+                                                           const std::string& name, Device device) {
   const auto* p = static_cast<const uint8_t*>(data);
   io::Cursor c(p, size, kNpz, name);
   if (size < 22) c.fail("end of central directory", "file too small for a zip");
@@ -256,6 +291,7 @@ std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t s
   if (n_entries > cd_size / 46) c.fail("central directory", fmt::format("{} entries cannot fit", n_entries));
 
   std::vector<std::pair<std::string, Tensor>> out;
+  std::map<uint64_t, uint64_t> spans;  // [local header, end of data) of each entry read: none may overlap
   uint64_t at = cd_off;
   for (uint64_t e = 0; e < n_entries; ++e) {
     const std::string where = fmt::format("central directory entry {}", e);
@@ -300,6 +336,13 @@ std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t s
     const uint64_t data_at = loff + 30 + load<uint16_t>(p + loff + 26) + load<uint16_t>(p + loff + 28);
     if (data_at > size || csize > size - data_at)
       c.fail("entry '" + ename + "' data", "runs past the end of the file");
+    const uint64_t end = data_at + csize;
+    auto next = spans.lower_bound(loff);
+    if ((next != spans.end() && next->first < end) ||
+        (next != spans.begin() && std::prev(next)->second > loff)) {
+      c.fail("entry '" + ename + "'", "shares bytes with another entry (overlapping entries are refused)");
+    }
+    spans.emplace(loff, end);
     std::vector<uint8_t> inflated;
     const uint8_t* body = p + data_at;
     if (method == 8) {
@@ -314,16 +357,27 @@ std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t s
   return out;
 }
 
-std::vector<std::pair<std::string, Tensor>> read_npz(const std::string& path, Device device) {
-  io::Mapping m = io::map_file(path, kNpz);
-  return parse_npz(m.data, m.size, path, device);
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> parse_npz(const void* data, size_t size, const std::string& name,
+                                                      Device device) {
+  return guarded(kNpz, ErrorKind::Format, [&] { return parse_npz_impl(data, size, name, device); });
 }
 
-void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors) {
+std::vector<std::pair<std::string, Tensor>> read_npz(const std::string& path, Device device) {
+  return guarded(kNpz, ErrorKind::Format, [&] {
+    io::Mapping m = io::map_file(path, kNpz);
+    return parse_npz_impl(m.data, m.size, path, device);
+  });
+}
+
+namespace {
+
+void write_npz_impl(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors) {
   std::vector<uint8_t> out, cd;
   for (const auto& [key, t] : tensors) {
     const std::string ename = key + ".npy";
-    const std::vector<uint8_t> body = npy_serialize(t);
+    const std::vector<uint8_t> body = serialize_npy(t);
     if (body.size() >= 0xFFFFFFFFu || out.size() >= 0xFFFFFFFFu || ename.size() > 0xFFFF) {
       throw_error(
           ErrorKind::InvalidArgument, "npz_write",
@@ -378,6 +432,12 @@ void write_npz(const std::string& path, const std::vector<std::pair<std::string,
   io::put<uint32_t>(out, cd_off);
   io::put<uint16_t>(out, 0);
   io::write_file(path, out, "npz_write");
+}
+
+}  // namespace
+
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors) {
+  guarded("npz_write", ErrorKind::InvalidArgument, [&] { write_npz_impl(path, tensors); });
 }
 
 }  // namespace wick

@@ -2,14 +2,19 @@
 // header (parsed with nlohmann-json) and the raw data section. The reader checks
 // what the reference implementation checks: header inside the file, valid JSON
 // object, unique names, known dtypes, byte ranges that match the shapes and tile
-// the data section exactly (contiguous, no overlap, no gap, nothing left over).
+// the data section exactly (contiguous, no overlap, no gap, nothing left over). The
+// writer applies the same limits (header size, shapes, UTF-8 names), so every file it
+// writes reads back. Parsing is linear in the header: see parse_image.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <unordered_set>
 
+#include "base/checked.h"
+#include "base/error_boundary.h"
 #include "io/file.h"
 #include "wick/io.h"
 
@@ -63,12 +68,53 @@ const char* dtype_tag(DType d) {
   return "?";
 }
 
+// The names of a JSON object's members, in order (a SAX pass: linear, no document built).
+class TopLevelKeys final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::vector<std::string> keys;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) keys.push_back(k);
+    return true;
+  }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return ++depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  int depth_ = 0;
+};
+
+// s as a JSON string literal; InvalidArgument naming `what` when s is not UTF-8 (the
+// header is JSON, which readers parse strictly).
+std::string json_string(const std::string& s, const std::string& what) {
+  try {
+    return nlohmann::json(s).dump();
+  } catch (const nlohmann::json::exception&) {
+    const std::string shown = nlohmann::json(s).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+    throw_error(ErrorKind::InvalidArgument, "safetensors_write",
+                fmt::format("{} {} is not valid UTF-8 (the header is JSON)", what, shown));
+  }
+}
+
 }  // namespace
 
-SafetensorsFile SafetensorsFile::open(const std::string& path) { return load(io::map_file(path, kOp), path); }
+SafetensorsFile SafetensorsFile::open(const std::string& path) {
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::map_file(path, kOp), path); });
+}
 
 SafetensorsFile SafetensorsFile::parse(const void* data, size_t size, const std::string& name) {
-  return load(io::copy_buffer(data, size), name);
+  return guarded(kOp, ErrorKind::Format, [&] { return load(io::copy_buffer(data, size), name); });
 }
 
 SafetensorsFile SafetensorsFile::load(io::Mapping m, const std::string& path) {
@@ -90,24 +136,20 @@ void SafetensorsFile::parse_image() {
   }
   const char* h = reinterpret_cast<const char*>(c.here());
   data_start_ = 8 + n;
-  std::set<std::string> seen;
-  bool duplicate = false;
-  std::string dup_name;
-  nlohmann::json::parser_callback_t cb = [&](int depth, nlohmann::json::parse_event_t ev,
-                                             nlohmann::json& parsed) {
-    if (depth == 1 && ev == nlohmann::json::parse_event_t::key) {
-      const std::string k = parsed.get<std::string>();
-      if (!seen.insert(k).second && !duplicate) {
-        duplicate = true;
-        dup_name = k;
-      }
-    }
-    return true;
-  };
-  nlohmann::json j = nlohmann::json::parse(h, h + n, cb, /*allow_exceptions=*/false);
+  // nlohmann keeps the last of a repeated key silently, so the top-level names are
+  // collected by a SAX pass first and checked for duplicates; then the document is
+  // parsed without a callback. Both passes are linear in the header, where nlohmann's
+  // parser callback (which did this before) takes quadratic time in the number of
+  // tensors (40k tensors: 39 s, docs/PERFORMANCE.md).
+  TopLevelKeys top;
+  if (!nlohmann::json::sax_parse(h, h + n, &top)) c.fail("header", "not valid JSON");
+  std::sort(top.keys.begin(), top.keys.end());
+  const auto dup = std::adjacent_find(top.keys.begin(), top.keys.end());
+  if (dup != top.keys.end()) c.fail("header", fmt::format("duplicate tensor name '{}'", *dup));
+  top.keys = {};
+  nlohmann::json j = nlohmann::json::parse(h, h + n, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) c.fail("header", "not valid JSON");
   if (!j.is_object()) c.fail("header", "JSON is not an object");
-  if (duplicate) c.fail("header", fmt::format("duplicate tensor name '{}'", dup_name));
   const uint64_t data_size = size_ - data_start_;
 
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -137,14 +179,12 @@ void SafetensorsFile::parse_image() {
     ti.dtype = dt->dtype;
     ti.loadable = dt->loadable;
     std::vector<size_t> dims;
-    unsigned __int128 count = 1;
     for (const auto& d : v["shape"]) {
       if (!d.is_number_unsigned()) c.fail(where + " shape", "dims must be non-negative integers");
-      const uint64_t dv = d.get<uint64_t>();
-      count *= dv;
-      if (count > std::numeric_limits<int64_t>::max()) c.fail(where + " shape", "element count overflows");
-      dims.push_back(size_t(dv));
+      dims.push_back(size_t(d.get<uint64_t>()));
     }
+    uint64_t count = 0;
+    if (!shape_fits(dims, dt->size, count)) c.fail(where + " shape", "element count overflows");
     ti.shape = Shape(std::move(dims));
     for (const auto& o : v["data_offsets"]) {
       if (!o.is_number_unsigned()) c.fail(where + " data_offsets", "offsets must be non-negative integers");
@@ -155,7 +195,7 @@ void SafetensorsFile::parse_image() {
       c.fail(where + " data_offsets",
              fmt::format("[{}, {}) is not inside the {}-byte data section", ti.begin, ti.end, data_size));
     }
-    const unsigned __int128 bytes = count * dt->size;
+    const uint64_t bytes = count * dt->size;  // fits: shape_fits above
     if (bytes != ti.end - ti.begin) {
       c.fail(where + " data_offsets",
              fmt::format("[{}, {}) holds {} bytes, shape {} of {} needs {}", ti.begin, ti.end,
@@ -177,13 +217,16 @@ void SafetensorsFile::parse_image() {
   if (at != data_size) {
     c.fail("data section", fmt::format("tensors cover {} bytes, the data section has {}", at, data_size));
   }
+  by_name_.resize(tensors_.size());
+  for (size_t i = 0; i < by_name_.size(); ++i) by_name_[i] = i;
+  std::sort(by_name_.begin(), by_name_.end(),
+            [&](size_t a, size_t b) { return tensors_[a].name < tensors_[b].name; });
 }
 
 const SafetensorsInfo* SafetensorsFile::find_tensor(const std::string& name) const {
-  for (const auto& t : tensors_) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
+  const auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                                   [&](size_t i, const std::string& n) { return tensors_[i].name < n; });
+  return it != by_name_.end() && tensors_[*it].name == name ? &tensors_[*it] : nullptr;
 }
 
 Tensor SafetensorsFile::tensor(const std::string& name, Device device) const {
@@ -198,24 +241,46 @@ Tensor SafetensorsFile::tensor(const std::string& name, Device device) const {
                             device);
 }
 
-std::vector<uint8_t> safetensors_serialize(const std::vector<std::pair<std::string, Tensor>>& tensors,
-                                           const std::map<std::string, std::string>& metadata) {
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
-  std::set<std::string> names;
+namespace {
+
+std::vector<uint8_t> serialize(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                               const std::map<std::string, std::string>& metadata) {
+  const char* op = "safetensors_write";
+  // The header is built as text (an ordered_json object takes linear time per member).
+  std::string h = "{";
+  if (!metadata.empty()) {
+    h += "\"__metadata__\":{";
+    for (const auto& [k, v] : metadata) {
+      if (h.back() != '{') h += ',';
+      h += json_string(k, "metadata key") + ":" + json_string(v, "metadata value of " + k);
+    }
+    h += '}';
+  }
+  std::unordered_set<std::string_view> names;
   uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name == "__metadata__" || !names.insert(name).second) {
-      throw_error(ErrorKind::InvalidArgument, "safetensors_write",
-                  fmt::format("duplicate or reserved name '{}'", name));
+      throw_error(ErrorKind::InvalidArgument, op, fmt::format("duplicate or reserved name '{}'", name));
     }
-    const uint64_t nbytes = t.elem_count() * dtype_size(t.dtype());
-    header[name] = {
-        {"dtype", dtype_tag(t.dtype())}, {"shape", t.dims()}, {"data_offsets", {offset, offset + nbytes}}};
-    offset += nbytes;
+    const StDtype* dt = find_dtype(dtype_tag(t.dtype()));
+    uint64_t count = 0;
+    if (!shape_fits(t.dims(), dt->size, count)) {
+      throw_error(ErrorKind::InvalidArgument, op,
+                  fmt::format("tensor '{}' {}: element count overflows", name, t.shape().str()));
+    }
+    const uint64_t nbytes = count * dt->size;
+    const uint64_t end = checked_add(offset, nbytes, ErrorKind::InvalidArgument, op, "the data section");
+    if (h.back() != '{') h += ',';
+    h += fmt::format("{}:{{\"dtype\":\"{}\",\"shape\":[{}],\"data_offsets\":[{},{}]}}",
+                     json_string(name, "tensor name"), dt->name, fmt::join(t.dims(), ","), offset, end);
+    offset = end;
   }
-  std::string h = header.dump();
+  h += '}';
   h.resize((h.size() + 7) / 8 * 8, ' ');  // pad with spaces so the data starts 8-aligned
+  if (h.size() > kMaxHeader) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("a header of {} bytes exceeds the readers' limit of {}", h.size(), kMaxHeader));
+  }
   std::vector<uint8_t> out;
   out.reserve(8 + h.size() + offset);
   io::put<uint64_t>(out, h.size());
@@ -228,9 +293,18 @@ std::vector<uint8_t> safetensors_serialize(const std::vector<std::pair<std::stri
   return out;
 }
 
+}  // namespace
+
+std::vector<uint8_t> safetensors_serialize(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                           const std::map<std::string, std::string>& metadata) {
+  return guarded("safetensors_write", ErrorKind::InvalidArgument,
+                 [&] { return serialize(tensors, metadata); });
+}
+
 void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
                        const std::map<std::string, std::string>& metadata) {
-  io::write_file(path, safetensors_serialize(tensors, metadata), "safetensors_write");
+  guarded("safetensors_write", ErrorKind::InvalidArgument,
+          [&] { io::write_file(path, serialize(tensors, metadata), "safetensors_write"); });
 }
 
 }  // namespace wick

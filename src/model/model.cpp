@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <tuple>
 
 #include "backend/backend.h"
 #include "model/arch.h"
@@ -114,13 +117,27 @@ void check_options(const ModelOptions& o) {
 
 }  // namespace
 
+// The projections of a layer that read the same input: q, k, v (parts 0, 1, 2) and gate,
+// up (0, 1). Adjacent parts of one weight type are uploaded as one matrix (their rows
+// one after the other), so one qmatmul launch serves them; parts of different types
+// (Q4_K_M mixes them) stay separate matrices. Under tensor parallelism a rank's matrix
+// holds its rows of each part: its q heads, then its KV heads of k and of v (resp. its
+// slices of gate and up).
+struct Proj {
+  QTensor w;
+  Tensor bias;                // the parts' biases, concatenated; undefined when none
+  std::vector<size_t> parts;  // which parts, in order
+  size_t rows = 0;            // output columns
+};
+
 // What one rank holds: its share of the weights (all of them without tensor
 // parallelism), its KV heads' cache and the RoPE tables, on its device.
 struct Rank {
   Device device;
   model::Weights w;
-  std::vector<Tensor> k_cache, v_cache;  // per layer (Hkv, n_ctx, D) f16, the rank's KV heads
-  Tensor rope_cos, rope_sin;             // (n_ctx, Dk/2) f32: row p serves position p
+  std::vector<std::vector<Proj>> qkv, gate_up;  // per layer
+  std::vector<Tensor> k_cache, v_cache;         // per layer (1, Hkv/tp, n_ctx, D) f16, the rank's KV heads
+  Tensor rope_cos, rope_sin;                    // (n_ctx, Dk/2) f32: row p serves position p
 };
 
 struct Model::Impl {
@@ -137,10 +154,9 @@ struct Model::Impl {
   void upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o);
   void build_rope_tables();
   Tensor embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin, size_t n) const;
-  Tensor linear(const Tensor& x, const QTensor& w, const Tensor& bias) const;
-  Tensor rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const;
-  Tensor attention_block(Rank& rk, const Tensor& x, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
-  Tensor ffn_block(const Tensor& x, const LayerWeights& L) const;
+  std::vector<Tensor> project(const Tensor& x, const std::vector<Proj>& ps) const;
+  Tensor attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
+  Tensor ffn_block(const Rank& rk, const Tensor& h, size_t l) const;
   // The ranks' partial results summed (the results themselves without a communicator).
   std::vector<Tensor> all_reduce(std::vector<Tensor> parts) const {
     return comm ? comm->all_reduce_sum(parts) : parts;
@@ -148,11 +164,75 @@ struct Model::Impl {
   Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
 };
 
+namespace {
+
+// One part of a merged projection (q, k, v, gate or up; under tensor parallelism one
+// rank's rows of it): packed rows on the host.
+struct PartBytes {
+  GgmlType type;
+  size_t rows = 0, cols = 0;
+  const uint8_t* data = nullptr;
+  size_t nbytes = 0;
+};
+
+// The merged projections of one layer on `dev`: runs of adjacent parts of one type
+// are concatenated on the host and uploaded as one matrix.
+std::vector<Proj> upload_merged(const std::vector<PartBytes>& parts, Device dev) {
+  std::vector<Proj> out;
+  for (size_t p = 0; p < parts.size();) {
+    const PartBytes& first = parts[p];
+    size_t e = p + 1;
+    while (e < parts.size() && parts[e].type == first.type) ++e;
+    Proj pr;
+    if (e == p + 1) {
+      pr.w = QTensor::from_bytes(first.type, Shape{first.rows, first.cols}, first.data, first.nbytes, dev);
+    } else {
+      size_t bytes = 0, rows = 0;
+      for (size_t i = p; i < e; ++i) {
+        bytes += parts[i].nbytes;
+        rows += parts[i].rows;
+      }
+      std::vector<uint8_t> data(bytes);
+      size_t at = 0;
+      for (size_t i = p; i < e; ++i) {
+        std::memcpy(data.data() + at, parts[i].data, parts[i].nbytes);
+        at += parts[i].nbytes;
+      }
+      pr.w = QTensor::from_bytes(first.type, Shape{rows, first.cols}, data.data(), bytes, dev);
+    }
+    for (size_t i = p; i < e; ++i) pr.parts.push_back(i);
+    pr.rows = pr.w.shape()[0];
+    out.push_back(std::move(pr));
+    p = e;
+  }
+  return out;
+}
+
+}  // namespace
+
 // Without a communicator each tensor goes straight to the device; with one it is read
-// to the host, split (tensor_parallel.h) and each part goes to its rank's device.
+// to the host, split (tensor_parallel.h) and each part goes to its rank's device. The
+// mergeable projections are split first and merged per rank after.
 void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o) {
-  const size_t tp = ranks.size();
-  for (Rank& rk : ranks) rk.w.layers.resize(plan.hp.n_layer);
+  const size_t tp = ranks.size(), n_layer = plan.hp.n_layer;
+  for (Rank& rk : ranks) {
+    rk.w.layers.resize(n_layer);
+    rk.qkv.resize(n_layer);
+    rk.gate_up.resize(n_layer);
+  }
+  // The mergeable matrices, held back until the loop below: q, k, v and gate, up.
+  std::vector<std::array<const model::PlannedTensor*, 3>> attn(n_layer), ffn(n_layer);
+  const auto slot = [&](const model::PlannedTensor& t) -> const model::PlannedTensor** {
+    const auto m = t.spec->layer_mat;
+    auto& a = attn[size_t(t.layer)];
+    auto& f = ffn[size_t(t.layer)];
+    if (m == &LayerWeights::wq) return &a[0];
+    if (m == &LayerWeights::wk) return &a[1];
+    if (m == &LayerWeights::wv) return &a[2];
+    if (m == &LayerWeights::w_gate) return &f[0];
+    if (m == &LayerWeights::w_up) return &f[1];
+    return nullptr;
+  };
   const size_t total = plan.weight_bytes;
   size_t done = 0;
   if (o.progress) o.progress(0, total);
@@ -161,6 +241,12 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
     const std::string& name = t.info->name;
     const auto where = [&](size_t r) { return s.on_host ? Device::cpu() : ranks[r].device; };
     const auto layer = [&](size_t r) -> LayerWeights& { return ranks[r].w.layers[size_t(t.layer)]; };
+    if (s.layer_mat) {
+      if (const model::PlannedTensor** p = slot(t)) {
+        *p = &t;
+        continue;
+      }
+    }
     if (s.mat || s.layer_mat) {
       std::vector<QTensor> parts;
       if (comm)
@@ -179,6 +265,49 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
         (s.vec ? ranks[r].w.*s.vec : layer(r).*s.layer_vec) = parts[r].to_device(where(r));
     }
     done += t.device_bytes;
+    if (o.progress) o.progress(done, total);
+  }
+  // Each rank's merged projections of a group (q, k, v or gate, up) of layer l: the
+  // parts from the file's mapping, or each part split by its output rows and rank r's
+  // rows of every part merged.
+  const auto merge = [&](const std::vector<const model::PlannedTensor*>& group, size_t l,
+                         std::vector<std::vector<Proj>> Rank::*member) {
+    std::vector<std::vector<PartBytes>> parts(tp);  // per rank
+    std::vector<std::vector<uint8_t>> held;         // the split parts' bytes
+    for (const model::PlannedTensor* t : group) {
+      const GgufTensorInfo& info = *t->info;
+      const GgmlType type = GgmlType(info.type);
+      const size_t cols = info.shape()[1];
+      if (!comm) {
+        parts[0].push_back({type, info.shape()[0], cols, file.tensor_data(info), size_t(info.nbytes)});
+        continue;
+      }
+      const std::vector<QTensor> split =
+          model::split_matrix(file.qtensor(info.name, Device::cpu()), t->spec->tp, tp, info.name);
+      for (size_t r = 0; r < tp; ++r) held.push_back(split[r].to_host_bytes());
+      for (size_t r = 0; r < tp; ++r) {
+        const std::vector<uint8_t>& b = held[held.size() - tp + r];
+        parts[r].push_back({type, split[r].shape()[0], cols, b.data(), b.size()});
+      }
+    }
+    for (size_t r = 0; r < tp; ++r) (ranks[r].*member)[l] = upload_merged(parts[r], ranks[r].device);
+  };
+  for (size_t l = 0; l < n_layer; ++l) {
+    merge({attn[l][0], attn[l][1], attn[l][2]}, l, &Rank::qkv);
+    merge({ffn[l][0], ffn[l][1]}, l, &Rank::gate_up);
+    for (Rank& rk : ranks) {
+      LayerWeights& L = rk.w.layers[l];
+      const Tensor* biases[] = {&L.q_bias, &L.k_bias, &L.v_bias};
+      for (Proj& p : rk.qkv[l]) {
+        if (!L.q_bias.defined()) break;
+        std::vector<Tensor> parts;
+        for (size_t i : p.parts) parts.push_back(*biases[i]);
+        p.bias = parts.size() == 1 ? parts[0] : Tensor::cat(parts, 0);
+      }
+      L.q_bias = L.k_bias = L.v_bias = Tensor();
+    }
+    for (size_t i = 0; i < 3; ++i) done += attn[l][i]->device_bytes;
+    for (size_t i = 0; i < 2; ++i) done += ffn[l][i]->device_bytes;
     if (o.progress) o.progress(done, total);
   }
 }
@@ -237,82 +366,113 @@ Tensor Model::Impl::embed(const Rank& rk, size_t rank, const std::vector<int32_t
       .index_select(Tensor::from_vector(pick, {n}, rk.device), 0);
 }
 
-Tensor Model::Impl::linear(const Tensor& x, const QTensor& wt, const Tensor& bias) const {
-  Tensor y = qmatmul(x, wt);
-  return bias.defined() ? y.add(bias) : y;
+// x (T, E) times each projection of `ps`: (T, p.rows) each, biases added.
+std::vector<Tensor> Model::Impl::project(const Tensor& x, const std::vector<Proj>& ps) const {
+  std::vector<Tensor> ys;
+  for (const Proj& p : ps) {
+    Tensor y = qmatmul(x, p.w);
+    ys.push_back(p.bias.defined() ? y.add(p.bias) : y);
+  }
+  return ys;
 }
 
-// x (1, H, T, D); cos / sin (T, D/2).
-Tensor Model::Impl::rope(const Tensor& x, const Tensor& cos, const Tensor& sin) const {
-  return rope_style == RopeStyle::Norm ? nn::rope_i(x, cos, sin) : nn::rope(x, cos, sin);
+namespace {
+
+// Output columns [col, col + heads * dim) of the projections `ps` (outputs ys, each
+// (T, rows) contiguous) as a (1, T, heads, dim) view: the range lies in one output.
+Tensor heads_of(const std::vector<Tensor>& ys, const std::vector<Proj>& ps, size_t col, size_t heads,
+                size_t dim) {
+  size_t i = 0;
+  while (col >= ps[i].rows) col -= ps[i++].rows;
+  const Tensor& y = ys[i];
+  const size_t t = y.dim(0), cols = y.dim(1);
+  return Tensor(y.storage(),
+                Layout({1, t, heads, dim}, {t * cols, cols, dim, 1}, y.layout().start_offset() + col),
+                y.dtype(), y.device());
 }
 
-// The attention sub-block of layer l for the n tokens at `pos`: their keys and values
-// go to the cache, the result is attn_output(attention(...)) (n, E). Temporaries are
-// released as soon as they are used (prefill activations are the runner's work memory).
-Tensor Model::Impl::attention_block(Rank& rk, const Tensor& x, size_t l, size_t n, const Tensor& cos,
+}  // namespace
+
+// The attention sub-block of layer l for the n tokens at `pos` on rank rk (h: the
+// normed input, (n, E)): q, k and v of the rank's heads from one projection where
+// their types agree, then one fused pass rotates q and k and writes k and v to the
+// rank's cache, attention over the cache, and attn_output (n, E), the rank's partial
+// sum. Temporaries are released as soon as they are used (prefill activations are the
+// runner's work memory).
+Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos,
                                     const Tensor& sin) {
   const LayerWeights& L = rk.w.layers[l];
-  const size_t h = local.n_head, hkv = local.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
-  Tensor a = nn::rms_norm(x, L.attn_norm, hp.rms_eps);
-  Tensor q = linear(a, L.wq, L.q_bias).reshape({1, n, h, dk});
-  Tensor k = linear(a, L.wk, L.k_bias).reshape({1, n, hkv, dk});
-  Tensor v = linear(a, L.wv, L.v_bias).reshape({1, n, hkv, dv});
-  a = Tensor();
+  const std::vector<Proj>& qkv = rk.qkv[l];
+  const size_t nh = local.n_head, hkv = local.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
+  std::vector<Tensor> ys = project(h, qkv);
+  Tensor q = heads_of(ys, qkv, 0, nh, dk);                       // (1, T, H, Dk)
+  Tensor k = heads_of(ys, qkv, nh * dk, hkv, dk);                // (1, T, Hkv, Dk)
+  const Tensor v = heads_of(ys, qkv, (nh + hkv) * dk, hkv, dv);  // (1, T, Hkv, Dv)
   if (L.q_norm.defined()) {
     q = nn::rms_norm(q, L.q_norm, hp.rms_eps);
     k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
   }
-  q = rope(q.transpose(1, 2), cos, sin);  // (1, H, T, Dk)
-  k = rope(k.transpose(1, 2), cos, sin);  // (1, Hkv, T, Dk)
-  rk.k_cache[l].slice_set_(k.squeeze(0).to_dtype(DType::F16), 1, pos);
-  rk.v_cache[l].slice_set_(v.transpose(1, 2).squeeze(0).to_dtype(DType::F16), 1, pos);
-  k = v = Tensor();
-  const Tensor kk = rk.k_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
-  const Tensor vv = rk.v_cache[l].narrow(1, 0, pos + n).unsqueeze(0);
+  const RopeKind kind = rope_style == RopeStyle::Norm ? RopeKind::Interleaved : RopeKind::HalfSplit;
+  q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], pos);  // (1, H, T, Dk)
+  ys.clear();
+  k = Tensor();
+  const Tensor kk = rk.k_cache[l].narrow(2, 0, pos + n), vv = rk.v_cache[l].narrow(2, 0, pos + n);
   Tensor o = nn::attention(q, kk, vv, float(1.0 / std::sqrt(double(dk))), true);  // (1, H, T, Dv)
   q = Tensor();
-  o = o.squeeze(0).transpose(0, 1).reshape({n, h * dv});
+  o = o.squeeze(0).transpose(0, 1).reshape({n, nh * dv});
   return qmatmul(o, L.wo);
 }
 
-// The feed-forward sub-block: ffn_down(silu(ffn_gate(a)) * ffn_up(a)), a = rms_norm(x).
-Tensor Model::Impl::ffn_block(const Tensor& x, const LayerWeights& L) const {
-  Tensor a = nn::rms_norm(x, L.ffn_norm, hp.rms_eps);
-  Tensor g = qmatmul(a, L.w_gate);
-  g = g.silu();
-  g = g.mul(qmatmul(a, L.w_up));
-  a = Tensor();
-  return qmatmul(g, L.w_down);
+// The feed-forward sub-block on rank rk: ffn_down(swiglu(ffn_gate(h), ffn_up(h))) over
+// the rank's slice of the width (its partial sum), gate and up from one projection
+// where their types agree.
+Tensor Model::Impl::ffn_block(const Rank& rk, const Tensor& h, size_t l) const {
+  const size_t ff = local.n_ff;
+  std::vector<Tensor> ys = project(h, rk.gate_up[l]);
+  const Tensor g = ys.size() == 1 ? ys[0].narrow(1, 0, ff) : ys[0];
+  const Tensor u = ys.size() == 1 ? ys[0].narrow(1, ff, ff) : ys[1];
+  Tensor f = nn::swiglu(g, u);
+  ys.clear();
+  return qmatmul(f, rk.w.layers[l].w_down);
 }
 
 // One forward pass of ids[begin, begin + n) at position `pos`; logits of the last
 // token (1, n_vocab), or of every token, on rank 0's device. Every rank holds the
 // whole residual stream x (T, E); each block half's partial outputs are summed over
 // the ranks before they are added to it, and the ranks' vocabulary slices of the
-// logits are gathered.
+// logits are gathered. The residual adds are fused with the norm that follows them
+// (add_rms_norm): h is x's normed copy.
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
   const size_t tp = ranks.size();
-  std::vector<Tensor> cos(tp), sin(tp), x(tp), part(tp);
+  std::vector<Tensor> cos(tp), sin(tp), x(tp), h(tp), part(tp);
   for (size_t r = 0; r < tp; ++r) {
     cos[r] = ranks[r].rope_cos.narrow(0, pos, n);
     sin[r] = ranks[r].rope_sin.narrow(0, pos, n);
     x[r] = embed(ranks[r], r, ids, begin, n);  // (T, E)
   }
   if (comm) x = comm->all_reduce_sum(x);
+  for (size_t r = 0; r < tp; ++r) h[r] = nn::rms_norm(x[r], ranks[r].w.layers[0].attn_norm, hp.rms_eps);
   for (size_t l = 0; l < hp.n_layer; ++l) {
-    for (size_t r = 0; r < tp; ++r) part[r] = attention_block(ranks[r], x[r], l, n, cos[r], sin[r]);
+    for (size_t r = 0; r < tp; ++r) part[r] = attention_block(ranks[r], h[r], l, n, cos[r], sin[r]);
     part = all_reduce(std::move(part));
-    for (size_t r = 0; r < tp; ++r) x[r] = x[r].add(part[r]);
-    for (size_t r = 0; r < tp; ++r) part[r] = ffn_block(x[r], ranks[r].w.layers[l]);
+    for (size_t r = 0; r < tp; ++r) {
+      std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], ranks[r].w.layers[l].ffn_norm, hp.rms_eps);
+      part[r] = Tensor();
+    }
+    for (size_t r = 0; r < tp; ++r) part[r] = ffn_block(ranks[r], h[r], l);
     part = all_reduce(std::move(part));
-    for (size_t r = 0; r < tp; ++r) x[r] = x[r].add(part[r]);
+    for (size_t r = 0; r < tp; ++r) {
+      const model::Weights& w = ranks[r].w;
+      const Tensor& next_norm = l + 1 < hp.n_layer ? w.layers[l + 1].attn_norm : w.output_norm;
+      std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], next_norm, hp.rms_eps);
+      part[r] = Tensor();
+    }
   }
   for (size_t r = 0; r < tp; ++r) {
     const model::Weights& w = ranks[r].w;
-    Tensor y = all_logits ? x[r] : x[r].narrow(0, n - 1, 1);
     x[r] = Tensor();
-    y = nn::rms_norm(y, w.output_norm, hp.rms_eps);
+    const Tensor y = all_logits ? h[r] : h[r].narrow(0, n - 1, 1);
+    h[r] = Tensor();
     part[r] = qmatmul(y, w.output.defined() ? w.output : w.token_embd);  // (T, V/tp)
   }
   return comm ? comm->all_gather(part, 1)[0] : part[0];
@@ -380,8 +540,8 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   const HParams& lh = m.local;
   for (Rank& rk : m.ranks) {
     for (size_t l = 0; l < hp.n_layer; ++l) {
-      rk.k_cache.push_back(Tensor::empty({lh.n_head_kv, n_ctx, lh.head_dim_k}, DType::F16, rk.device));
-      rk.v_cache.push_back(Tensor::empty({lh.n_head_kv, n_ctx, lh.head_dim_v}, DType::F16, rk.device));
+      rk.k_cache.push_back(Tensor::empty({1, lh.n_head_kv, n_ctx, lh.head_dim_k}, DType::F16, rk.device));
+      rk.v_cache.push_back(Tensor::empty({1, lh.n_head_kv, n_ctx, lh.head_dim_v}, DType::F16, rk.device));
     }
   }
   return Model(std::move(impl));

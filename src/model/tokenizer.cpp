@@ -27,7 +27,7 @@ const GgufArray* find_array(const GgufFile& f, const std::string& key,
     return nullptr;
   }
   if (v->type() != GgufType::Array ||
-      std::find(elem_types.begin(), elem_types.end(), v->as_array().elem_type) == elem_types.end()) {
+      std::find(elem_types.begin(), elem_types.end(), v->as_array().elem_type()) == elem_types.end()) {
     std::string want;
     for (GgufType t : elem_types) want += fmt::format("{}{}", want.empty() ? "" : " or ", gguf_type_name(t));
     format_error(f, fmt::format("{} is {}, expected an array of {}", key, v->str(2), want));
@@ -239,28 +239,27 @@ Tokenizer Tokenizer::from_gguf(const GgufFile& f) {
   read_bool(f, "tokenizer.ggml.add_space_prefix", v->add_space_prefix);
 
   const GgufArray* texts = find_array(f, "tokenizer.ggml.tokens", {GgufType::String}, true);
-  const size_t n = texts->items.size();
+  const size_t n = texts->size();
   if (n == 0) format_error(f, "tokenizer.ggml.tokens is empty");
   if (n > size_t(INT32_MAX)) format_error(f, fmt::format("tokenizer.ggml.tokens has {} entries", n));
   const GgufArray* scores = find_array(f, "tokenizer.ggml.scores", {GgufType::F32, GgufType::I32}, false);
   const GgufArray* types = find_array(f, "tokenizer.ggml.token_type", {GgufType::I32}, false);
   for (auto [arr, key] :
        {std::pair{scores, "tokenizer.ggml.scores"}, std::pair{types, "tokenizer.ggml.token_type"}})
-    if (arr && arr->items.size() < n)
-      format_error(f, fmt::format("{} has {} entries for {} tokens", key, arr->items.size(), n));
+    if (arr && arr->size() < n)
+      format_error(f, fmt::format("{} has {} entries for {} tokens", key, arr->size(), n));
 
   v->tokens.resize(n);
   v->token_ids.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     Impl::Token& t = v->tokens[i];
-    t.text = texts->items[i].as_string();
+    t.text = texts->string(i);
     if (t.text.empty()) t.text = fmt::format("[EMPTY_{}]", i);
     v->token_ids[t.text] = int32_t(i);  // a repeated text maps to its last id, as in llama.cpp
     if (scores)
-      t.score = scores->elem_type == GgufType::F32 ? scores->items[i].get<float>()
-                                                   : float(scores->items[i].get<int32_t>());
+      t.score = scores->elem_type() == GgufType::F32 ? scores->get<float>(i) : float(scores->get<int32_t>(i));
     if (types) {
-      const int32_t ty = types->items[i].get<int32_t>();
+      const int32_t ty = types->get<int32_t>(i);
       t.type = ty >= 0 && ty <= int32_t(TokenType::Byte) ? TokenType(ty) : TokenType::Undefined;
       t.attr = attr_of(t.type);
     }
@@ -268,9 +267,9 @@ Tokenizer Tokenizer::from_gguf(const GgufFile& f) {
 
   if (v->model == Model::BytePairEncoding) {
     const GgufArray* merges = find_array(f, "tokenizer.ggml.merges", {GgufType::String}, true);
-    v->merge_ranks.reserve(merges->items.size());
-    for (size_t i = 0; i < merges->items.size(); ++i) {
-      const std::string& m = merges->items[i].as_string();
+    v->merge_ranks.reserve(merges->size());
+    for (size_t i = 0; i < merges->size(); ++i) {
+      const std::string_view m = merges->string(i);
       // "left right", split at the first space after the first byte; the first rank wins.
       const size_t sp = m.find(' ', 1);
       if (sp != std::string::npos) v->merge_ranks.emplace(m, int32_t(i));

@@ -78,6 +78,7 @@ Tensor QTensor::dequantize(DType dtype) const {
                 fmt::format("{} {}: target dtype {} is not a float dtype", shape_.str(),
                             ggml_type_name(type_), dtype_name(dtype)));
   }
+  if (elem_count() == 0) return Tensor::empty(shape_, dtype, device());  // no blocks to read
   StoragePtr s = backend_device(device()).dequantize(type_, *bytes_.storage(), bytes_.layout().start_offset(),
                                                      elem_count(), dtype);
   return Tensor(std::move(s), Layout(shape_), dtype, device());
@@ -117,7 +118,9 @@ Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path) {
   }
   std::vector<size_t> out_dims = x.dims();
   out_dims.back() = n;
-  const size_t m = k ? x.elem_count() / k : 0;
+  if (k == 0) return Tensor::zeros(Shape(out_dims), x.dtype(), x.device());  // sums of nothing
+  const size_t m = x.elem_count() / k;
+  if (m == 0 || n == 0) return Tensor::empty(Shape(out_dims), x.dtype(), x.device());
   if (path == QMatmulPath::Auto) path = options().qmatmul_path;
   const Tensor xc = x.contiguous();
   StoragePtr s = backend_device(x.device())

@@ -1,8 +1,5 @@
-// Front end of the attention op: validation, then the computation from existing
-// ops (a batched matmul, the causal mask by where_cond, softmax_last_dim, a second
-// batched matmul), over ranges of queries when the scores would be large.
-// Grouped-query attention needs no copy of k or v: the G = H / Hkv query heads of
-// one key/value head meet it through a broadcast batch dim.
+// Front ends of the attention op and of the fused rope + KV-cache write: validation,
+// then one backend call each (backend.h: attention, rope_kv_cache).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,44 +58,91 @@ Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float sc
   if (!std::isfinite(scale)) {
     throw_error(ErrorKind::InvalidArgument, op, fmt::format("scale {} must be finite", scale));
   }
-  const DType dt = q.dtype();
-  const size_t g = h / hkv;
-  if (b * h * t * dv == 0) return Tensor::zeros({b, h, t, dv}, dt, q.device());
+  if (b * h * t * dv == 0) return Tensor::zeros({b, h, t, dv}, q.dtype(), q.device());
   if (s == 0) {
     throw_error(ErrorKind::ShapeMismatch, op, fmt::format("{}: no keys to attend to", shapes()));
   }
+  auto out = front::storage_of(q).attention(q.layout(), front::storage_of(k), k.layout(),
+                                            front::storage_of(v), v.layout(), scale, causal);
+  return front::wrap(std::move(out), Shape{b, h, t, dv}, q.dtype(), q.device());
+}
 
-  // Query heads kv*G .. kv*G + G-1 share key/value head kv: (B*Hkv, G, T, D) against
-  // keys (B*Hkv, 1, S, D) broadcast over G.
-  const Tensor qg = q.affine(scale, 0.0).reshape({b * hkv, g, t, d});
-  const Tensor kt = (k.dtype() == dt ? k : k.to_dtype(dt)).reshape({b * hkv, 1, s, d}).transpose(2, 3);
-  const Tensor vc = (v.dtype() == dt ? v : v.to_dtype(dt)).reshape({b * hkv, 1, s, dv});
-  // Query i (position S - T + i) must not see key j > S - T + i.
-  Tensor mask, neg_inf;
-  if (causal && t > 1) {
-    std::vector<uint8_t> hide(t * s, 0);
-    for (size_t i = 0; i < t; ++i)
-      for (size_t j = s - t + i + 1; j < s; ++j) hide[i * s + j] = 1;
-    mask = Tensor::from_vector(hide, {t, s}, q.device());
-    const std::vector<float> inf{-std::numeric_limits<float>::infinity()};
-    neg_inf = Tensor::from_vector(inf, {1}, q.device()).to_dtype(dt);
+Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
+                         const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos) {
+  const char* op = "rope_kv_cache";
+  check_rank4(op, q, "q", "(B, T, H, D)");
+  check_rank4(op, k, "k", "(B, T, Hkv, D)");
+  check_rank4(op, v, "v", "(B, T, Hkv, Dv)");
+  check_rank4(op, k_cache, "k_cache", "(B, Hkv, S, D)");
+  check_rank4(op, v_cache, "v_cache", "(B, Hkv, S, Dv)");
+  for (const Tensor* t : std::initializer_list<const Tensor*>{&k, &v, &cos, &sin, &k_cache, &v_cache}) {
+    front::check_defined(op, *t, "input");
+    front::check_same_device(op, q, *t);
   }
-  // Rows of queries per piece, so that a piece's scores stay within kAttentionScoreBlock.
-  const size_t rows = std::clamp<size_t>(kAttentionScoreBlock / (b * h * s), 1, t);
-  Tensor out = rows == t ? Tensor() : Tensor::empty({b * hkv, g, t, dv}, dt, q.device());
-  for (size_t t0 = 0; t0 < t; t0 += rows) {
-    const size_t n = std::min(rows, t - t0);
-    // Causal: these queries see no key past S - T + t0 + n.
-    const size_t seen = causal ? s - t + t0 + n : s;
-    Tensor scores = qg.narrow(2, t0, n).matmul(kt.narrow(3, 0, seen));  // (B*Hkv, G, n, seen)
-    if (mask.defined()) scores = mask.narrow(0, t0, n).narrow(1, 0, seen).where_cond(neg_inf, scores);
-    scores = nn::softmax_last_dim(scores);
-    Tensor piece = scores.matmul(vc.narrow(2, 0, seen));  // (B*Hkv, G, n, Dv)
-    scores = Tensor();
-    if (rows == t) return piece.reshape({b, h, t, dv});
-    out.slice_set_(piece, 2, t0);
+  const auto shapes = [&] {
+    return fmt::format("q {} k {} v {} k_cache {} v_cache {}", describe(q), describe(k), describe(v),
+                       describe(k_cache), describe(v_cache));
+  };
+  for (const Tensor* t : {&k, &v, &cos, &sin}) {
+    if (t->dtype() != q.dtype()) {
+      throw_error(
+          ErrorKind::DTypeMismatch, op,
+          fmt::format("q {} and {}: q, k, v, cos and sin must share a dtype", describe(q), describe(*t)));
+    }
   }
-  return out.reshape({b, h, t, dv});
+  if (kind != RopeKind::HalfSplit && kind != RopeKind::Interleaved) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                "kind must be HalfSplit or Interleaved (inputs are (B, T, H, D))");
+  }
+  const size_t b = q.dim(0), t = q.dim(1), h = q.dim(2), d = q.dim(3);
+  const size_t hkv = k.dim(2), dv = v.dim(3);
+  if (k.dim(0) != b || v.dim(0) != b || k.dim(1) != t || v.dim(1) != t) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("{}: q, k and v must have the same B and T", shapes()));
+  }
+  if (k.dim(3) != d || d % 2 != 0) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("{}: q and k need the same even head dim", shapes()));
+  }
+  if (v.dim(2) != hkv) {
+    throw_error(ErrorKind::ShapeMismatch, op, fmt::format("{}: k and v must have the same heads", shapes()));
+  }
+  const bool caches_fit = k_cache.dim(0) == b && v_cache.dim(0) == b && k_cache.dim(1) == hkv &&
+                          v_cache.dim(1) == hkv && k_cache.dim(3) == d && v_cache.dim(3) == dv;
+  if (!caches_fit) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("{}: the caches must be (B, Hkv, S, D) and (B, Hkv, S, Dv)", shapes()));
+  }
+  if (pos > k_cache.dim(2) || t > k_cache.dim(2) - pos || pos > v_cache.dim(2) || t > v_cache.dim(2) - pos) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("{}: {} tokens at position {} do not fit the caches", shapes(), t, pos));
+  }
+  if (!k_cache.is_contiguous() || !v_cache.is_contiguous()) {
+    throw_error(ErrorKind::InvalidArgument, op, fmt::format("{}: the caches must be contiguous", shapes()));
+  }
+  if (cos.shape() != sin.shape() || cos.rank() != 2 || cos.dim(1) != d / 2 || cos.dim(0) < t) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("q {} cos {} sin {}: cos/sin must be (T', D/2) with T' >= T = {}, D/2 = {}",
+                            describe(q), describe(cos), describe(sin), t, d / 2));
+  }
+  if (b * t == 0) return Tensor::zeros({b, h, t, d}, q.dtype(), q.device());
+  // The backend reads rows with unit stride.
+  const auto unit_inner = [](const Tensor& x) { return x.layout().strides()[3] == 1 ? x : x.contiguous(); };
+  const Tensor qc = unit_inner(q), kc = unit_inner(k), vc = unit_inner(v);
+  const Tensor cc = cos.contiguous(), sc = sin.contiguous();
+  KvCacheWrite w;
+  w.k = kc.storage().get();
+  w.k_l = &kc.layout();
+  w.v = vc.storage().get();
+  w.v_l = &vc.layout();
+  w.k_cache = k_cache.storage().get();
+  w.k_cache_l = &k_cache.layout();
+  w.v_cache = v_cache.storage().get();
+  w.v_cache_l = &v_cache.layout();
+  w.pos = pos;
+  auto out = front::storage_of(qc).rope_kv_cache(kind, qc.layout(), front::storage_of(cc), cc.layout(),
+                                                 front::storage_of(sc), sc.layout(), w);
+  return front::wrap(std::move(out), Shape{b, h, t, d}, q.dtype(), q.device());
 }
 
 }  // namespace wick

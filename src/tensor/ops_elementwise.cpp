@@ -1,5 +1,6 @@
-// Front end of the elementwise families: validate (defined, same device, same
-// dtype, NumPy broadcasting, dtype subsets), then dispatch with broadcast layouts
+// Front end of the elementwise families: validate (defined, same device, NumPy
+// broadcasting, dtype subsets), promote the operands of binary ops, comparisons and
+// where_cond to one dtype (promote_types), then dispatch with broadcast layouts
 // (stride 0 on broadcast dims). Empty outputs never reach a backend.
 #include <fmt/format.h>
 
@@ -36,13 +37,15 @@ Shape check_binary(const char* op, const Tensor& lhs, const Tensor& rhs) {
   front::check_defined(op, lhs, "lhs");
   front::check_defined(op, rhs, "rhs");
   front::check_same_device(op, lhs, rhs);
-  front::check_same_dtype(op, lhs, rhs);
+  Shape out;
   try {
-    return front::broadcast_shape(op, lhs.shape(), rhs.shape());
+    out = front::broadcast_shape(op, lhs.shape(), rhs.shape());
   } catch (const Error&) {
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("lhs {} rhs {}: shapes are not broadcastable", describe(lhs), describe(rhs)));
   }
+  front::check_shape(op, out, promote_types(lhs.dtype(), rhs.dtype()));
+  return out;
 }
 
 }  // namespace
@@ -77,11 +80,20 @@ Tensor Tensor::binary(BinaryOp op, const Tensor& rhs) const {
     throw_error(ErrorKind::InvalidArgument, "binary", fmt::format("unknown binary op {}", int(op)));
   }
   const char* name = binary_op_name(op).data();
+  // Same dims (the common case): no broadcast layouts to build.
+  if (defined() && rhs.defined() && dims() == rhs.dims() && dtype_ == rhs.dtype() &&
+      device_ == rhs.device()) {
+    if (elem_count() == 0) return empty_like(shape(), dtype_, *this);
+    auto s = storage_->binary(op, front::storage_of(rhs), layout_, rhs.layout());
+    return result(std::move(s), shape(), dtype_, *this);
+  }
   Shape out = check_binary(name, *this, rhs);
-  if (out.elem_count() == 0) return empty_like(out, dtype_, *this);
+  DType dt = promote_types(dtype_, rhs.dtype());
+  if (out.elem_count() == 0) return empty_like(out, dt, *this);
+  Tensor a = to_dtype(dt), b = rhs.to_dtype(dt);
   auto s =
-      storage_->binary(op, front::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
-  return result(std::move(s), out, dtype_, *this);
+      a.storage_->binary(op, front::storage_of(b), a.layout_.broadcast_as(out), b.layout().broadcast_as(out));
+  return result(std::move(s), out, dt, *this);
 }
 
 Tensor Tensor::cmp(CmpOp op, const Tensor& rhs) const {
@@ -91,8 +103,10 @@ Tensor Tensor::cmp(CmpOp op, const Tensor& rhs) const {
   const char* name = cmp_op_name(op).data();
   Shape out = check_binary(name, *this, rhs);
   if (out.elem_count() == 0) return empty_like(out, DType::U8, *this);
+  DType dt = promote_types(dtype_, rhs.dtype());
+  Tensor a = to_dtype(dt), b = rhs.to_dtype(dt);
   auto s =
-      storage_->cmp(op, front::storage_of(rhs), layout_.broadcast_as(out), rhs.layout().broadcast_as(out));
+      a.storage_->cmp(op, front::storage_of(b), a.layout_.broadcast_as(out), b.layout().broadcast_as(out));
   return result(std::move(s), out, DType::U8, *this);
 }
 
@@ -104,10 +118,6 @@ Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
   front::check_same_device(op, *this, on_true);
   front::check_same_device(op, *this, on_false);
   front::check_dtype_in(op, *this, kIndexDTypes, "condition");
-  if (on_true.dtype() != on_false.dtype()) {
-    throw_error(ErrorKind::DTypeMismatch, op,
-                fmt::format("on_true {} on_false {}: dtypes differ", describe(on_true), describe(on_false)));
-  }
   Shape out;
   try {
     out = front::broadcast_shape(op, front::broadcast_shape(op, shape(), on_true.shape()), on_false.shape());
@@ -116,11 +126,11 @@ Tensor Tensor::where_cond(const Tensor& on_true, const Tensor& on_false) const {
                 fmt::format("condition {} on_true {} on_false {}: shapes are not broadcastable",
                             describe(*this), describe(on_true), describe(on_false)));
   }
-  DType dt = on_true.dtype();
-  if (out.elem_count() == 0) return empty_like(out, dt, *this);
-  auto s = storage_->where_cond(layout_.broadcast_as(out), front::storage_of(on_true),
-                                on_true.layout().broadcast_as(out), front::storage_of(on_false),
-                                on_false.layout().broadcast_as(out));
+  DType dt = promote_types(on_true.dtype(), on_false.dtype());
+  if (front::check_shape(op, out, dt) == 0) return empty_like(out, dt, *this);
+  Tensor t = on_true.to_dtype(dt), f = on_false.to_dtype(dt);
+  auto s = storage_->where_cond(layout_.broadcast_as(out), front::storage_of(t), t.layout().broadcast_as(out),
+                                front::storage_of(f), f.layout().broadcast_as(out));
   return result(std::move(s), out, dt, *this);
 }
 

@@ -66,7 +66,11 @@ void scatter_in_place(const char* op, ScatterMode mode, Tensor& dst, const Tenso
                 fmt::format("destination {} is not contiguous", describe(dst)));
   }
   if (ids.elem_count() == 0) return;
-  dst.storage()->scatter(mode, dst.layout(), *ids.storage(), ids.layout(), *src.storage(), src.layout(), d);
+  // Operands that share elements with the destination are read from copies: the backend
+  // writes dst while it reads them.
+  const Tensor s = front::overlaps(dst, src) ? src.copy() : src;
+  const Tensor i = front::overlaps(dst, ids) ? ids.copy() : ids;
+  dst.storage()->scatter(mode, dst.layout(), *i.storage(), i.layout(), *s.storage(), s.layout(), d);
 }
 
 }  // namespace
@@ -79,6 +83,7 @@ Tensor Tensor::index_select(const Tensor& ids, int64_t dim) const {
   std::vector<size_t> od = dims();
   od[d] = ids.elem_count();
   Shape out_shape(od);
+  front::check_shape(op, out_shape, dtype_);
   if (ids.elem_count() == 0) return Tensor::empty(out_shape, dtype_, device_);
   return front::wrap(storage_->index_select(*ids.storage(), layout_, ids.layout(), d), out_shape, dtype_,
                      device_);

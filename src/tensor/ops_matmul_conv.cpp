@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "base/checked.h"
 #include "base/dispatch.h"
 #include "tensor/checks.h"
 
@@ -56,18 +58,27 @@ void check_transposed_c_in(const char* op, const Tensor& x, const Tensor& k) {
   }
 }
 
-// Output length of a convolution along one axis; throws when no output position exists.
+// Output length of a convolution along one axis; throws when no output position exists. The
+// padded input and the dilated kernel must fit in 2^63-1 (the backends index in ptrdiff_t).
 size_t conv_out_len(const char* op, const Tensor& x, const Tensor& k, size_t in, size_t ks, size_t padding,
                     size_t stride, size_t dilation) {
-  size_t span = dilation * (ks - 1) + 1;
-  if (in + 2 * padding < span) {
+  const auto geometry = [&](const char* what) {
+    return fmt::format("input {} kernel {} padding {} dilation {}: {}", describe(x), describe(k), padding,
+                       dilation, what);
+  };
+  const ErrorKind bad = ErrorKind::InvalidArgument;
+  const size_t span = checked_add(checked_mul(dilation, ks - 1, bad, op, geometry("the dilated kernel")), 1,
+                                  bad, op, geometry("the dilated kernel"));
+  const size_t padded = checked_add(in, checked_mul(2, padding, bad, op, geometry("the padding")), bad, op,
+                                    geometry("the padded input"));
+  if (padded < span) {
     throw_error(
         ErrorKind::InvalidArgument, op,
         fmt::format("input {} kernel {} padding {} dilation {}: the dilated kernel ({}) is larger than the "
                     "padded input ({}), no output positions",
-                    describe(x), describe(k), padding, dilation, span, in + 2 * padding));
+                    describe(x), describe(k), padding, dilation, span, padded));
   }
-  return (in + 2 * padding - span) / stride + 1;
+  return (padded - span) / stride + 1;
 }
 
 // Output length of a transposed convolution along one axis (> 0, else throws).
@@ -79,15 +90,39 @@ size_t conv_transpose_out_len(const char* op, const Tensor& x, const Tensor& k, 
         fmt::format("input {} kernel {}: output_padding {} must be smaller than stride {} or dilation {}",
                     describe(x), describe(k), output_padding, stride, dilation));
   }
-  int64_t len =
-      in == 0 ? 0
-              : int64_t((in - 1) * stride + dilation * (ks - 1) + output_padding + 1) - int64_t(2 * padding);
-  if (len <= 0) {
+  // The full (unpadded) output length (in-1)*stride + dilation*(ks-1) + output_padding + 1 and
+  // 2*padding must fit in 2^63-1 (the backends index in ptrdiff_t).
+  const auto geometry = [&](const char* what) {
+    return fmt::format("input {} kernel {} padding {} output_padding {} stride {} dilation {}: {}",
+                       describe(x), describe(k), padding, output_padding, stride, dilation, what);
+  };
+  const ErrorKind bad = ErrorKind::InvalidArgument;
+  size_t full = 0;
+  if (in > 0) {
+    const std::string what = geometry("the output length");
+    full = checked_add(checked_mul(in - 1, stride, bad, op, what),
+                       checked_mul(dilation, ks - 1, bad, op, what), bad, op, what);
+    full = checked_add(checked_add(full, output_padding, bad, op, what), 1, bad, op, what);
+  }
+  const size_t pad2 = checked_mul(2, padding, bad, op, geometry("the padding"));
+  if (full <= pad2) {
     throw_error(ErrorKind::InvalidArgument, op,
                 fmt::format("input {} kernel {} padding {} stride {} dilation {}: no output positions",
                             describe(x), describe(k), padding, stride, dilation));
   }
-  return size_t(len);
+  return full - pad2;
+}
+
+// The backends unfold the input (im2col): a matrix of `per_position` kernel taps (C_in/groups x
+// kernel size for a convolution, C_out x kernel size for a transposed one, each a product of the
+// dims of an existing tensor) by `positions`; its size must fit as any tensor's does.
+void check_unfolded(const char* op, const Tensor& x, const Tensor& k, size_t per_position, size_t positions) {
+  uint64_t n = 0;
+  if (!mul_fits(per_position, positions, n)) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("input {} kernel {}: the unfolded input ({} x {}) exceeds 2^63-1 elements",
+                            describe(x), describe(k), per_position, positions));
+  }
 }
 
 void check_groups(const char* op, const Tensor& x, const Tensor& k, size_t c_in, size_t c_out,
@@ -120,10 +155,24 @@ Tensor Tensor::matmul(const Tensor& rhs) const {
   front::check_defined(op, *this, "lhs");
   front::check_defined(op, rhs, "rhs");
   front::check_same_device(op, *this, rhs);
-  if (rank() < 2 || rhs.rank() < 2) {
+  if (rank() == 0 || rhs.rank() == 0) {
     throw_error(ErrorKind::ShapeMismatch, op,
-                fmt::format("lhs {} rhs {}: both operands need rank >= 2", describe(*this), describe(rhs)));
+                fmt::format("lhs {} rhs {}: both operands need rank >= 1", describe(*this), describe(rhs)));
   }
+  // NumPy's 1-D rules: a row (1, k) on the left, a column (k, 1) on the right, the
+  // added dim dropped from the result.
+  if (rank() == 1 || rhs.rank() == 1) {
+    size_t rk = rhs.rank() == 1 ? rhs.dims()[0] : rhs.dims()[rhs.rank() - 2];
+    if (dims().back() != rk) {
+      throw_error(ErrorKind::ShapeMismatch, op,
+                  fmt::format("lhs {} rhs {}: inner dims differ", describe(*this), describe(rhs)));
+    }
+  }
+  if (rank() == 1) {
+    Tensor out = unsqueeze(0).matmul(rhs);
+    return out.squeeze(rhs.rank() == 1 ? -1 : -2);
+  }
+  if (rhs.rank() == 1) return matmul(rhs.unsqueeze(1)).squeeze(-1);
   front::check_same_dtype(op, *this, rhs);
   front::check_dtype_in(op, *this, kMatmulDTypes, "lhs");
   size_t m = dims()[rank() - 2], k = dims()[rank() - 1], n = rhs.dims()[rhs.rank() - 1];
@@ -152,7 +201,8 @@ Tensor Tensor::matmul(const Tensor& rhs) const {
     return Shape(std::move(v));
   };
   Shape out_shape = with(m, n);
-  if (out_shape.elem_count() == 0 || k == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0 || k == 0)
+    return Tensor::zeros(out_shape, dtype(), device());
   Layout lhs_l = layout().broadcast_as(with(m, k)), rhs_l = rhs.layout().broadcast_as(with(k, n));
   auto s = front::storage_of(*this).matmul(front::storage_of(rhs), MatmulDims{b, m, n, k}, lhs_l, rhs_l);
   return front::wrap(std::move(s), out_shape, dtype(), device());
@@ -172,7 +222,8 @@ Tensor Tensor::conv1d(const Tensor& kernel, size_t padding, size_t stride, size_
   check_positive(op, p.k_size, "kernel size");
   size_t l_out = conv_out_len(op, *this, kernel, p.l_in, p.k_size, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, l_out};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, kernel.dims()[1] * p.k_size, l_out);
   auto s = front::storage_of(*this).conv1d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -183,7 +234,10 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
   check_conv_start(op, *this, kernel, 3, "(B, C_in, L)", "(C_in, C_out/groups, K)", stride, dilation);
   check_transposed_c_in(op, *this, kernel);
   size_t c_in = dims()[1];
-  check_groups(op, *this, kernel, c_in, kernel.dims()[1] * groups, groups);
+  check_groups(
+      op, *this, kernel, c_in,
+      checked_mul(kernel.dims()[1], groups, ErrorKind::InvalidArgument, op, "C_out = kernel dim 1 * groups"),
+      groups);
   check_positive(op, kernel.dims()[2], "kernel size");
   size_t l_out = conv_transpose_out_len(op, *this, kernel, dims()[2], kernel.dims()[2], padding,
                                         output_padding, stride, dilation);
@@ -203,7 +257,8 @@ Tensor Tensor::conv_transpose1d(const Tensor& kernel, size_t padding, size_t out
   p.c_out = kernel.dims()[1], p.k_size = kernel.dims()[2];
   p.padding = padding, p.output_padding = output_padding, p.stride = stride, p.dilation = dilation;
   Shape out_shape{p.b_size, p.c_out, l_out};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, p.c_out * p.k_size, p.l_in);
   auto s = front::storage_of(*this).conv_transpose1d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -221,7 +276,8 @@ Tensor Tensor::conv2d(const Tensor& kernel, size_t padding, size_t stride, size_
   size_t oh = conv_out_len(op, *this, kernel, p.i_h, p.k_h, padding, stride, dilation);
   size_t ow = conv_out_len(op, *this, kernel, p.i_w, p.k_w, padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, kernel.dims()[1] * p.k_h * p.k_w, oh * ow);
   auto s = front::storage_of(*this).conv2d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -241,7 +297,8 @@ Tensor Tensor::conv_transpose2d(const Tensor& kernel, size_t padding, size_t out
   size_t ow =
       conv_transpose_out_len(op, *this, kernel, p.i_w, p.k_w, padding, output_padding, stride, dilation);
   Shape out_shape{p.b_size, p.c_out, oh, ow};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
+  check_unfolded(op, *this, kernel, p.c_out * p.k_h * p.k_w, p.i_h * p.i_w);
   auto s = front::storage_of(*this).conv_transpose2d(layout(), front::storage_of(kernel), kernel.layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -301,7 +358,7 @@ Tensor Tensor::upsample_nearest1d(size_t target_len) const {
   const char* op = "upsample_nearest1d";
   check_upsample(op, *this, 3, "(B, C, L)", {target_len});
   Shape out_shape{dims()[0], dims()[1], target_len};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).upsample_nearest1d(layout(), target_len);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
@@ -310,18 +367,26 @@ Tensor Tensor::upsample_nearest2d(size_t target_h, size_t target_w) const {
   const char* op = "upsample_nearest2d";
   check_upsample(op, *this, 4, "(B, C, H, W)", {target_h, target_w});
   Shape out_shape{dims()[0], dims()[1], target_h, target_w};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   auto s = front::storage_of(*this).upsample_nearest2d(layout(), target_h, target_w);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }
 
-Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners) const {
+Tensor Tensor::upsample_bilinear2d(size_t out_h, size_t out_w, bool align_corners,
+                                   std::optional<double> scale_h, std::optional<double> scale_w) const {
   const char* op = "upsample_bilinear2d";
   check_upsample(op, *this, 4, "(B, C, H, W)", {out_h, out_w});
+  for (const auto& [s, what] : {std::pair{scale_h, "scale_h"}, std::pair{scale_w, "scale_w"}}) {
+    if (s && !(std::isfinite(*s) && *s > 0)) {
+      throw_error(ErrorKind::InvalidArgument, op,
+                  fmt::format("input {}: {} {} must be finite and positive", describe(*this), what, *s));
+    }
+  }
   Shape out_shape{dims()[0], dims()[1], out_h, out_w};
-  if (out_shape.elem_count() == 0) return Tensor::zeros(out_shape, dtype(), device());
+  if (front::check_shape(op, out_shape, dtype()) == 0) return Tensor::zeros(out_shape, dtype(), device());
   BilinearParams p;
   p.out_h = out_h, p.out_w = out_w, p.align_corners = align_corners;
+  p.scale_h = scale_h, p.scale_w = scale_w;
   auto s = front::storage_of(*this).upsample_bilinear2d(layout(), p);
   return front::wrap(std::move(s), out_shape, dtype(), device());
 }

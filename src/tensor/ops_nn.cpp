@@ -46,11 +46,19 @@ void check_eps(const char* op, float eps) {
   }
 }
 
-Tensor softmax(const Tensor& x, bool log, const char* op) {
+Tensor softmax_impl(const Tensor& x, bool log, const char* op) {
   check_float_input(op, x);
   Tensor c = x.contiguous();
   auto s = front::storage_of(c).softmax_last_dim(c.layout(), log);
   return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+}
+
+// Along dim: the last-dim kernel on the transposed input, transposed back.
+Tensor softmax_dim(const Tensor& x, int64_t dim, bool log, const char* op) {
+  check_float_input(op, x);
+  const size_t d = resolve_dim(dim, x.rank(), op);
+  if (d + 1 == x.rank()) return softmax_impl(x, log, op);
+  return softmax_impl(x.transpose(int64_t(d), -1), log, op).transpose(int64_t(d), -1);
 }
 
 Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
@@ -83,15 +91,19 @@ Tensor rope_any(RopeKind kind, const char* op, const Tensor& x, const Tensor& co
   }
   Tensor xc = x.contiguous(), cc = cos.contiguous(), sc = sin.contiguous();
   auto s = front::storage_of(xc).rope(kind, xc.layout(), front::storage_of(cc), cc.layout(),
-                                     front::storage_of(sc), sc.layout());
+                                      front::storage_of(sc), sc.layout());
   return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
 }
 
 }  // namespace
 
-Tensor nn::softmax_last_dim(const Tensor& x) { return softmax(x, false, "softmax_last_dim"); }
+Tensor nn::softmax_last_dim(const Tensor& x) { return softmax_impl(x, false, "softmax_last_dim"); }
 
-Tensor nn::log_softmax_last_dim(const Tensor& x) { return softmax(x, true, "log_softmax_last_dim"); }
+Tensor nn::log_softmax_last_dim(const Tensor& x) { return softmax_impl(x, true, "log_softmax_last_dim"); }
+
+Tensor nn::softmax(const Tensor& x, int64_t dim) { return softmax_dim(x, dim, false, "softmax"); }
+
+Tensor nn::log_softmax(const Tensor& x, int64_t dim) { return softmax_dim(x, dim, true, "log_softmax"); }
 
 Tensor nn::rms_norm(const Tensor& x, const Tensor& alpha, float eps) {
   const char* op = "rms_norm";
@@ -101,8 +113,41 @@ Tensor nn::rms_norm(const Tensor& x, const Tensor& alpha, float eps) {
   Tensor xc = x.contiguous();
   Tensor ac = alpha.defined() ? alpha.contiguous() : Tensor();
   auto s = front::storage_of(xc).rms_norm(xc.layout(), ac.defined() ? ac.storage().get() : nullptr,
-                                         ac.defined() ? &ac.layout() : nullptr, eps);
+                                          ac.defined() ? &ac.layout() : nullptr, eps);
   return front::wrap(std::move(s), x.shape(), x.dtype(), x.device());
+}
+
+std::pair<Tensor, Tensor> nn::add_rms_norm(const Tensor& x, const Tensor& r, const Tensor& alpha, float eps) {
+  const char* op = "add_rms_norm";
+  check_float_input(op, x);
+  check_companion(op, x, r, "residual");
+  if (r.shape() != x.shape()) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("input {} residual {}: shapes differ", describe(x), describe(r)));
+  }
+  check_eps(op, eps);
+  if (alpha.defined()) check_norm_param(op, x, alpha, "alpha");
+  Tensor xc = x.contiguous(), rc = r.contiguous();
+  Tensor ac = alpha.defined() ? alpha.contiguous() : Tensor();
+  auto [sum, norm] = front::storage_of(xc).add_rms_norm(xc.layout(), front::storage_of(rc), rc.layout(),
+                                                        ac.defined() ? ac.storage().get() : nullptr,
+                                                        ac.defined() ? &ac.layout() : nullptr, eps);
+  return {front::wrap(std::move(sum), x.shape(), x.dtype(), x.device()),
+          front::wrap(std::move(norm), x.shape(), x.dtype(), x.device())};
+}
+
+Tensor nn::swiglu(const Tensor& gate, const Tensor& up) {
+  const char* op = "swiglu";
+  front::check_defined(op, gate, "gate");
+  front::check_dtype_in(op, gate, kFloatDTypes, "gate");
+  check_companion(op, gate, up, "up");
+  if (up.shape() != gate.shape()) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("gate {} up {}: shapes differ", describe(gate), describe(up)));
+  }
+  if (gate.elem_count() == 0) return Tensor::empty(gate.shape(), gate.dtype(), gate.device());
+  auto s = front::storage_of(gate).swiglu(gate.layout(), front::storage_of(up), up.layout());
+  return front::wrap(std::move(s), gate.shape(), gate.dtype(), gate.device());
 }
 
 Tensor nn::layer_norm(const Tensor& x, const Tensor& alpha, const Tensor& beta, float eps) {

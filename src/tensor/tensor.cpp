@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <numeric>
 
 #include "backend/backend.h"
+#include "base/checked.h"
 #include "base/dispatch.h"
 #include "tensor/checks.h"
 
@@ -44,16 +46,17 @@ Tensor::Tensor(std::shared_ptr<BackendStorage> storage, Layout layout, DType dty
 // --- creation ------------------------------------------------------------------
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
-  auto s = backend_device(device).alloc(shape.elem_count(), dtype);
+  auto s = backend_device(device).alloc(front::check_shape("empty", shape, dtype), dtype);
   return Tensor(std::move(s), Layout(shape), dtype, device);
 }
 
 Tensor Tensor::zeros(const Shape& shape, DType dtype, Device device) {
-  auto s = backend_device(device).zeros(shape.elem_count(), dtype);
+  auto s = backend_device(device).zeros(front::check_shape("zeros", shape, dtype), dtype);
   return Tensor(std::move(s), Layout(shape), dtype, device);
 }
 
 Tensor Tensor::full(Scalar value, const Shape& shape, DType dtype, Device device) {
+  front::check_shape("full", shape, dtype);
   Tensor t = empty(shape, dtype, device);
   if (t.elem_count() > 0) t.storage_->const_set(value, t.layout_);
   return t;
@@ -66,15 +69,30 @@ Tensor Tensor::arange(double start, double end, double step, DType dtype, Device
     throw_error(ErrorKind::InvalidArgument, "arange",
                 fmt::format("start {} end {} step {}: step must be non-zero and all finite", start, end, step));
   }
-  double span = (end - start) / step;
-  size_t n = span > 0 ? size_t(std::ceil(span)) : 0;
-  std::vector<double> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = start + double(i) * step;
-  return from_vector(v, Shape{n}, Device::cpu()).to_dtype(dtype).to_device(device);
+  // ceil(span) elements; a span beyond 2^63 (or infinite: end - start can overflow) is
+  // refused before it converts to an integer.
+  const double span = (end - start) / step;
+  if (!(span < 0x1p63)) {
+    throw_error(ErrorKind::InvalidArgument, "arange",
+                fmt::format("start {} end {} step {}: {} elements exceed 2^63-1", start, end, step, span));
+  }
+  const size_t n = span > 0 ? size_t(std::ceil(span)) : 0;
+  const Shape shape{n};
+  front::check_shape("arange", shape, DType::F64);  // the values are built in f64 on the host
+  front::check_shape("arange", shape, dtype);
+  // A malloc'd buffer: its failure is an OutOfMemory error (as the storage's own allocation is).
+  std::unique_ptr<double, decltype(&std::free)> v(static_cast<double*>(std::malloc(n * sizeof(double))),
+                                                  &std::free);
+  if (n > 0 && !v) {
+    throw_error(ErrorKind::OutOfMemory, "arange",
+                fmt::format("cannot allocate {} f64 values ({} bytes) on the host", n, n * sizeof(double)));
+  }
+  for (size_t i = 0; i < n; ++i) v.get()[i] = start + double(i) * step;
+  return from_bytes(v.get(), n, shape, DType::F64, Device::cpu()).to_dtype(dtype).to_device(device);
 }
 
 Tensor Tensor::from_bytes(const void* data, size_t count, const Shape& shape, DType dtype, Device device) {
-  if (count != shape.elem_count()) {
+  if (count != front::check_shape("from_vector", shape, dtype)) {
     throw_error(ErrorKind::ShapeMismatch, "from_vector",
                 fmt::format("{} elements given for shape {} ({} elements) {}", count, shape.str(),
                             shape.elem_count(), dtype_name(dtype)));
@@ -90,7 +108,8 @@ Tensor Tensor::rand(const Shape& shape, DType dtype, Device device, double lo, d
                                                                 dtype_name(dtype)));
   }
   auto [seed, offset] = next_rng(device);
-  auto s = backend_device(device).rand_uniform(shape.elem_count(), dtype, lo, hi, seed, offset);
+  auto s = backend_device(device).rand_uniform(front::check_shape("rand", shape, dtype), dtype, lo, hi, seed,
+                                               offset);
   return Tensor(std::move(s), Layout(shape), dtype, device);
 }
 
@@ -101,7 +120,8 @@ Tensor Tensor::randn(const Shape& shape, DType dtype, Device device, double mean
                 fmt::format("mean {} std {} {}: need finite mean and std >= 0", mean, std, dtype_name(dtype)));
   }
   auto [seed, offset] = next_rng(device);
-  auto s = backend_device(device).rand_normal(shape.elem_count(), dtype, mean, std, seed, offset);
+  auto s = backend_device(device).rand_normal(front::check_shape("randn", shape, dtype), dtype, mean, std,
+                                              seed, offset);
   return Tensor(std::move(s), Layout(shape), dtype, device);
 }
 
@@ -161,10 +181,6 @@ Tensor Tensor::to_device(Device device) const {
 
 size_t Tensor::dim(int64_t d) const { return dims()[resolve_dim(d, rank(), "dim")]; }
 
-std::string Tensor::str() const {
-  return fmt::format("Tensor{} {} {}", shape().str(), dtype_name(dtype_), device_.str());
-}
-
 // --- views ------------------------------------------------------------------------
 
 Tensor Tensor::narrow(int64_t dim, size_t start, size_t len) const {
@@ -212,6 +228,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& order) const {
 
 Tensor Tensor::broadcast_as(const Shape& shape) const {
   front::check_defined("broadcast_as", *this, "tensor");
+  front::check_shape("broadcast_as", shape, dtype_);
   return Tensor(storage_, layout_.broadcast_as(shape), dtype_, device_);
 }
 
@@ -239,7 +256,7 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
 
 Tensor Tensor::reshape(const Shape& shape) const {
   front::check_defined("reshape", *this, "tensor");
-  if (shape.elem_count() != elem_count()) {
+  if (front::check_shape("reshape", shape, dtype_) != elem_count()) {
     throw_error(ErrorKind::ShapeMismatch, "reshape",
                 fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", describe(*this), elem_count(),
                             shape.str(), shape.elem_count()));
@@ -310,9 +327,10 @@ Tensor Tensor::cat(const std::vector<Tensor>& ts, int64_t dim) {
                   fmt::format("tensor {} is {}, tensor 0 is {}: dims differ outside dim {}", i, describe(t),
                               describe(first), d));
     }
-    out_dims[d] += t.dims()[d];
+    out_dims[d] = checked_add(out_dims[d], t.dims()[d], ErrorKind::ShapeMismatch, "cat", "the joined dim");
   }
   Shape out_shape(out_dims);
+  front::check_shape("cat", out_shape, first.dtype());
   auto out = backend_device(first.device()).alloc(out_shape.elem_count(), first.dtype());
   size_t d1 = 1, inner = 1;
   for (size_t k = 0; k < d; ++k) d1 *= out_dims[k];
@@ -347,6 +365,14 @@ Tensor Tensor::stack(const std::vector<Tensor>& ts, int64_t dim) {
 
 void Tensor::fill_(Scalar v) {
   front::check_defined("fill_", *this, "tensor");
+  for (size_t k = 0; k < rank(); ++k) {
+    if (dims()[k] > 1 && layout_.strides()[k] == 0) {
+      throw_error(ErrorKind::InvalidArgument, "fill_",
+                  fmt::format("{} ({}) is a broadcast view: dim {} repeats one element {} times; fill the "
+                              "tensor it was broadcast from",
+                              describe(*this), layout_.str(), k, dims()[k]));
+    }
+  }
   if (elem_count() > 0) storage_->const_set(v, layout_);
 }
 
@@ -370,7 +396,8 @@ void Tensor::slice_set_(const Tensor& src, int64_t dim, size_t start) {
   for (size_t k = d + 1; k < rank(); ++k) inner *= dims()[k];
   size_t d2 = src.dims()[d] * inner;
   if (d1 == 0 || d2 == 0) return;
-  Tensor c = src.contiguous();
+  // A source that shares elements with the destination is copied out first (copy2d is a memcpy).
+  Tensor c = front::overlaps(*this, src) ? src.copy() : src.contiguous();
   c.storage_->copy2d(*storage_, d1, d2, d2, dims()[d] * inner, c.layout_.start_offset(),
                      layout_.start_offset() + start * inner);
 }
@@ -408,6 +435,16 @@ void check_dtype_in(const char* op, const Tensor& t, uint32_t allowed, const cha
   }
 }
 
+size_t check_shape(const char* op, const Shape& shape, DType dtype) {
+  uint64_t n = 0;
+  if (!shape_fits(shape.dims(), dtype_size(dtype), n)) {
+    throw_error(ErrorKind::ShapeMismatch, op,
+                fmt::format("shape {} {} is too large: its non-zero dims times {} bytes exceed 2^63-1",
+                            shape.str(), dtype_name(dtype), dtype_size(dtype)));
+  }
+  return n;
+}
+
 Shape broadcast_shape(const char* op, const Shape& a, const Shape& b) {
   size_t r = std::max(a.rank(), b.rank());
   std::vector<size_t> out(r);
@@ -431,6 +468,12 @@ std::vector<size_t> resolve_dims(const char* op, const std::vector<int64_t>& dim
     throw_error(ErrorKind::InvalidArgument, op, "a dim is listed twice");
   }
   return v;
+}
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.storage() != b.storage() || a.elem_count() == 0 || b.elem_count() == 0) return false;
+  const Layout &la = a.layout(), &lb = b.layout();
+  return la.start_offset() < lb.storage_extent() && lb.start_offset() < la.storage_extent();
 }
 
 Tensor wrap(StoragePtr s, const Shape& shape, DType dtype, Device device) {

@@ -11,6 +11,8 @@
 // Semantics chosen where the reference leaves a choice (the CPU and GPU share them):
 // - Integer arithmetic wraps (two's complement), including neg/abs of the minimum.
 // - Integer division truncates toward zero; x / 0 = 0; min / -1 = min (wraps).
+// - Integer pow is exact and wraps; a negative exponent gives 1 / x^-e truncated toward
+//   zero like division (1 for x = 1, +-1 for x = -1, else 0, 0 for x = 0 too).
 // - maximum / minimum propagate NaN (like PyTorch; Candle's CUDA f32 path ignores NaN).
 // - relu propagates NaN (x < 0 ? 0 : x); sign follows (x>0)-(x<0), so sign(NaN) = 0.
 // - round is half away from zero (C round); elu uses expm1 for accuracy near 0.
@@ -318,6 +320,41 @@ struct Minimum {
   template <class T>
   WICK_HD T operator()(T a, T b) const {
     return (b < a || b != b) ? b : a;
+  }
+};
+
+struct Pow {
+  template <class T>
+  WICK_HD T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>) {
+      if constexpr (std::is_signed_v<T>) {
+        if (b < T(0)) {
+          if (a == T(1)) return T(1);
+          if (a == T(-1)) return (b & T(1)) ? T(-1) : T(1);
+          return T(0);
+        }
+      }
+      // Square and multiply in the unsigned twin: wraps without undefined behaviour.
+      using U = std::make_unsigned_t<T>;
+      U base = U(a), result = U(1);
+      for (U e = U(b); e != U(0); e = U(e >> 1)) {
+        if (e & U(1)) result = U(result * base);
+        base = U(base * base);
+      }
+      return T(result);
+    } else {
+      return m::pow(a, b);
+    }
+  }
+};
+
+// ---- fused (float dtypes; nn::swiglu) ----------------------------------------------------
+// silu(g) * u with silu as Silu computes it: the same value as silu then mul, without
+// rounding silu(g) to a 16-bit dtype in between.
+struct SiluMul {
+  template <class T>
+  WICK_HD T operator()(T g, T u) const {
+    return Silu{}(g)*u;
   }
 };
 

@@ -1,8 +1,15 @@
 // CPU convolutions, pooling and upsampling (NCL / NCHW).
 //
-// conv1d / conv2d: im2col + GEMM per (batch, group). The column matrix is
-// (C_in/groups * KH * KW, OH * OW), so W_g (C_out/groups, C_in/groups*KH*KW) x col
-// lands directly in the NCHW output without a permute. Groups are handled here.
+// conv1d / conv2d in f32, bf16 and f16: oneDNN's convolution primitive (a 1-D
+// convolution is a 2-D one with H = KH = 1). The input and kernel are handed over as
+// they lie (any strides, groups as a leading kernel dim), reordered into the blocked
+// layouts oneDNN picks for this CPU, and the output reordered back to NCHW. bf16 runs
+// in bf16 (f32 accumulation) where oneDNN has a bf16 kernel for the CPU; f16, and bf16
+// elsewhere, are converted to f32 first and the output rounded back once (oneDNN
+// 2.6 has no f16 convolution on CPUs). docs/PERFORMANCE.md has the measurements.
+// conv1d / conv2d in f64 (no oneDNN type): im2col + GEMM per (batch, group). The
+// column matrix is (C_in/groups * KH * KW, OH * OW), so W_g (C_out/groups,
+// C_in/groups*KH*KW) x col lands directly in the NCHW output without a permute.
 // conv_transpose1d / conv_transpose2d: GEMM + col2im per batch: cols = W^T x X with
 // W viewed (C_in, C_out*KH*KW) and X (C_in, H*W), then each column entry is added
 // at oh = ih*stride + kh*dilation - padding (likewise w) when inside the output.
@@ -24,6 +31,7 @@
 
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
+#include "backend/cpu/onednn.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -185,18 +193,125 @@ inline constexpr bool is_int_v = std::is_integral_v<T>;
 
 namespace {
 
+using dnnl::memory;
+
+// Multiply-adds per thread, at least, as for the GEMM (gemm.cpp).
+constexpr double kMacsPerThread = double(1 << 20);
+
+// The convolution primitive of geometry g in type t (null where oneDNN has none, or
+// only its reference loops), with source, weights and destination in the layouts it
+// picks.
+std::shared_ptr<const cpu::onednn::Primitive> conv_primitive(const ConvGeom& g, memory::data_type t) {
+  using D = memory::dim;
+  const auto any = memory::format_tag::any;
+  const memory::desc src({D(g.b), D(g.c_in), D(g.h), D(g.w)}, t, any),
+      dst({D(g.b), D(g.c_out), D(g.out_h), D(g.out_w)}, t, any);
+  const memory::desc wei =
+      g.groups > 1
+          ? memory::desc({D(g.groups), D(g.c_out / g.groups), D(g.c_in / g.groups), D(g.k_h), D(g.k_w)}, t,
+                         any)
+          : memory::desc({D(g.c_out), D(g.c_in), D(g.k_h), D(g.k_w)}, t, any);
+  const memory::dims strides{D(g.stride_h), D(g.stride_w)}, dil{D(g.dil_h) - 1, D(g.dil_w) - 1},
+      pad{D(g.pad_h), D(g.pad_w)};
+  // The right padding that gives out_h / out_w (floor division leaves part of the
+  // left padding's mirror unused when the stride does not divide).
+  const memory::dims pad_r{D((g.out_h - 1) * g.stride_h + (g.k_h - 1) * g.dil_h + 1) - D(g.h) - D(g.pad_h),
+                           D((g.out_w - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1) - D(g.w) - D(g.pad_w)};
+  const double macs = double(g.b * g.c_out * g.out_h * g.out_w) * double(g.c_in / g.groups * g.k_h * g.k_w);
+  cpu::onednn::Key key("conv");
+  key.add(src).add(wei).add(dst);
+  for (D v : {strides[0], strides[1], dil[0], dil[1], pad[0], pad[1], pad_r[0], pad_r[1]}) key.add(v);
+  auto p = cpu::onednn::primitive(
+      key.str(),
+      [&](const dnnl::primitive_attr& attr) {
+        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                          dnnl::algorithm::convolution_direct, src, wei, dst, strides, dil,
+                                          pad, pad_r);
+        return dnnl::convolution_forward::primitive_desc(d, attr, cpu::onednn::engine());
+      },
+      cpu::onednn::threads_for(macs, kMacsPerThread), "conv2d");
+  return p && !p->reference ? p : nullptr;
+}
+
+// The bytes of `d` in a new buffer when it differs from `user` (reordered from
+// `data`), else `data` itself.
+const void* as_layout(const memory::desc& user, const void* data, const memory::desc& d,
+                      std::shared_ptr<CpuStorage>& keep, const char* op) {
+  if (user == d) return data;
+  keep = cpu_alloc(d.get_size(), DType::U8);
+  cpu::onednn::reorder(user, data, d, keep->raw(), op);
+  return keep->raw();
+}
+
+// conv1d / conv2d of the float tensor x (layout l) through oneDNN, in type t (x's own,
+// or f32 for x converted); null when oneDNN has no kernel for it in t.
+StoragePtr conv_onednn(const char* op, const ConvGeom& g, const CpuStorage& x, const Layout& l,
+                       const CpuStorage& k, const Layout& k_l, DType t) {
+  auto p = conv_primitive(g, cpu::onednn::data_type(t));
+  if (!p) return nullptr;
+  using D = memory::dim;
+  const auto dt = cpu::onednn::data_type(t);
+  const size_t es = dtype_size(t);
+  const memory::desc x_user({D(g.b), D(g.c_in), D(g.h), D(g.w)}, dt,
+                            {D(g.s_b), D(g.s_c), D(g.s_h), D(g.s_w)});
+  const auto& ks = k_l.strides();
+  const bool one_d = k_l.rank() == 3;
+  const D kh_s = one_d ? 0 : D(ks[2]), kw_s = D(ks[one_d ? 2 : 3]);
+  const size_t cout_g = g.c_out / g.groups;
+  const memory::desc k_user =
+      g.groups > 1
+          ? memory::desc({D(g.groups), D(cout_g), D(g.c_in / g.groups), D(g.k_h), D(g.k_w)}, dt,
+                         {D(cout_g * ks[0]), D(ks[0]), D(ks[1]), kh_s, kw_s})
+          : memory::desc({D(g.c_out), D(g.c_in), D(g.k_h), D(g.k_w)}, dt, {D(ks[0]), D(ks[1]), kh_s, kw_s});
+  const memory::desc out_user({D(g.b), D(g.c_out), D(g.out_h), D(g.out_w)}, dt, memory::format_tag::nchw);
+  std::shared_ptr<CpuStorage> x_keep, k_keep, o_keep;
+  const void* xp =
+      as_layout(x_user, static_cast<const uint8_t*>(x.raw()) + g.offset * es, p->src, x_keep, op);
+  const void* kp = as_layout(k_user, static_cast<const uint8_t*>(k.raw()) + k_l.start_offset() * es,
+                             p->weights, k_keep, op);
+  auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, t);
+  void* op_dst = out->raw();
+  if (p->dst != out_user) {
+    o_keep = cpu_alloc(p->dst.get_size(), DType::U8);
+    op_dst = o_keep->raw();
+  }
+  auto& e = cpu::onednn::engine();
+  cpu::onednn::execute(*p,
+                       {{DNNL_ARG_SRC, memory(p->src, e, const_cast<void*>(xp))},
+                        {DNNL_ARG_WEIGHTS, memory(p->weights, e, const_cast<void*>(kp))},
+                        {DNNL_ARG_DST, memory(p->dst, e, op_dst)}},
+                       op);
+  if (o_keep) cpu::onednn::reorder(p->dst, op_dst, out_user, out->raw(), op);
+  return out;
+}
+
 // The four convolution entry points: geometry in, new NCHW (or NCL) storage out.
 StoragePtr run_conv(const char* op, bool transposed, ConvGeom g, const CpuStorage& x, const Layout& l,
                     const BackendStorage& kernel, const Layout& k_l) {
   set_input_layout(g, l);
-  auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, x.dtype());
-  if (out->elem_count() == 0) return out;
-  dispatch_dtype<kFloatDTypes>(x.dtype(), op, [&]<class T>() {
-    const T* k = CpuStorage::of(kernel).data<T>();
+  if (g.b * g.c_out * g.out_h * g.out_w == 0) return cpu_alloc(0, x.dtype());
+  const DType dt = x.dtype();
+  const auto& k = CpuStorage::of(kernel);
+  if (!transposed && dt != DType::F64 && g.c_in > 0) {
+    if (dt != DType::F16) {
+      if (auto out = conv_onednn(op, g, x, l, k, k_l, dt)) return out;
+    }
+    if (dt != DType::F32) {  // f16, or bf16 without a kernel: as f32, rounded back once
+      const StoragePtr xf = x.to_dtype(l, DType::F32), kf = k.to_dtype(k_l, DType::F32);
+      const Layout xl(l.shape()), kl(k_l.shape());
+      ConvGeom gf = g;
+      set_input_layout(gf, xl);
+      if (auto out = conv_onednn(op, gf, CpuStorage::of(*xf), xl, CpuStorage::of(*kf), kl, DType::F32))
+        return out->to_dtype(Layout(Shape{out->elem_count()}), dt);
+    }
+  }
+  auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, dt);
+  dispatch_dtype<kFloatDTypes>(dt, op, [&]<class T>() {
+    const T* kd = k.data<T>();
     if (transposed) {
-      conv_transpose<T>(x.data<T>(), g, k, k_l, out->data<T>());
+      conv_transpose<T>(x.data<T>(), g, kd, k_l, out->data<T>());
     } else {
-      conv_forward<T>(x.data<T>(), g, k, k_l, out->data<T>());
+      conv_forward<T>(x.data<T>(), g, kd, k_l, out->data<T>());
     }
   });
   return out;

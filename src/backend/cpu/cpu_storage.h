@@ -14,6 +14,8 @@ namespace wick {
 class CpuStorage final : public BackendStorage {
  public:
   CpuStorage(size_t n, DType dtype);  // uninitialised, 64-byte aligned
+  // Over external memory (BackendDevice::wrap): never freed here; deleter(data) at the end.
+  CpuStorage(void* data, size_t n, DType dtype, std::function<void(void*)> deleter);
   ~CpuStorage() override;
   CpuStorage(const CpuStorage&) = delete;
   CpuStorage& operator=(const CpuStorage&) = delete;
@@ -22,6 +24,7 @@ class CpuStorage final : public BackendStorage {
   size_t elem_count() const override { return n_; }
   BackendDevice& backend_device() const override;
   void copy_to_host(void* dst, size_t offset, size_t count) const override;
+  void* base_ptr() const override { return data_; }
 
   void* raw() const { return data_; }
   template <class T>
@@ -39,6 +42,8 @@ class CpuStorage final : public BackendStorage {
   size_t capacity_ = 0;  // bytes of the block behind data_ (its size class, device.cpp)
   size_t n_ = 0;
   DType dtype_;
+  bool external_ = false;
+  std::function<void(void*)> deleter_;  // external memory only
 };
 
 class CpuDevice final : public BackendDevice {
@@ -48,6 +53,7 @@ class CpuDevice final : public BackendDevice {
   StoragePtr alloc(size_t n, DType dtype) override;
   StoragePtr zeros(size_t n, DType dtype) override;
   StoragePtr from_host(const void* data, size_t n, DType dtype) override;
+  StoragePtr wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) override;
   StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                           uint64_t offset) override;
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,

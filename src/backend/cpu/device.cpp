@@ -15,6 +15,7 @@
 
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/strided.h"
+#include "base/checked.h"
 #include "wick/options.h"
 
 namespace wick {
@@ -30,6 +31,9 @@ StoragePtr CpuDevice::from_host(const void* data, size_t n, DType dtype) {
   auto s = cpu_alloc(n, dtype);
   if (n) std::memcpy(s->raw(), data, n * dtype_size(dtype));
   return s;
+}
+StoragePtr CpuDevice::wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) {
+  return std::make_shared<CpuStorage>(ptr, n, dtype, std::move(deleter));
 }
 StoragePtr CpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                                    uint64_t offset) {
@@ -58,11 +62,11 @@ class HostBlockCache {
     static HostBlockCache* cache = new HostBlockCache;  // never destroyed: storages may outlive statics
     return *cache;
   }
+  // The block size for `bytes` (> 0), or 0 when the rounded size does not fit in 2^63-1.
   static size_t size_class(size_t bytes) {
-    if (bytes < kMinCached) return (bytes + 63) / 64 * 64;
-    const size_t k = 63 - size_t(__builtin_clzll(bytes));
-    const size_t step = size_t(1) << (k - 2);
-    return (bytes + step - 1) / step * step;
+    const size_t step = bytes < kMinCached ? 64 : size_t(1) << (61 - __builtin_clzll(bytes));
+    size_t padded = 0;
+    return add_fits(bytes, step - 1, padded) ? padded / step * step : 0;
   }
   void* allocate(size_t cls) {
     void* p = cls >= kMinCached ? take_cached(cls) : nullptr;
@@ -163,20 +167,33 @@ BackendDevice& cpu_backend_device() {
 }
 
 CpuStorage::CpuStorage(size_t n, DType dtype) : n_(n), dtype_(dtype) {
-  size_t bytes = n * dtype_size(dtype);
-  if (n != 0 && bytes / n != dtype_size(dtype)) {
+  size_t bytes = 0;
+  if (!mul_fits(n, dtype_size(dtype), bytes)) {
     throw_error(ErrorKind::OutOfMemory, "alloc",
-                fmt::format("{} elements of {} overflow size_t", n, dtype_name(dtype)));
+                fmt::format("{} elements of {}: the byte count exceeds 2^63-1", n, dtype_name(dtype)));
   }
-  const size_t rounded = bytes ? HostBlockCache::size_class(bytes) : 0;
+  if (bytes == 0) return;
+  const size_t rounded = HostBlockCache::size_class(bytes);
   data_ = rounded ? HostBlockCache::get().allocate(rounded) : nullptr;
-  capacity_ = data_ ? rounded : 0;
-  if (rounded && !data_) {
+  if (!data_) {
     throw_error(ErrorKind::OutOfMemory, "alloc", fmt::format("cannot allocate {} bytes on the CPU", bytes));
   }
+  capacity_ = rounded;
 }
 
+CpuStorage::CpuStorage(void* data, size_t n, DType dtype, std::function<void(void*)> deleter)
+    : data_(data), n_(n), dtype_(dtype), external_(true), deleter_(std::move(deleter)) {}
+
 CpuStorage::~CpuStorage() {
+  if (external_) {
+    if (deleter_) {
+      try {
+        deleter_(data_);
+      } catch (...) {  // a destructor cannot throw; the deleter's contract is not to
+      }
+    }
+    return;
+  }
   if (data_) HostBlockCache::get().release(data_, capacity_);
 }
 

@@ -15,6 +15,7 @@
 #include "backend/common/collapse.h"
 #include "backend/common/functors.h"
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -145,6 +146,31 @@ auto lift1(Op op) {
   return [op](T x) { return store<T>(op(load(x))); };
 }
 
+// Elements of a strided row gathered per step of a vector kernel.
+constexpr size_t kGather = 1024;
+
+// out[i] = run(in[i]) where run(x, y, n) is a vector kernel on contiguous runs of
+// element type T; strided rows are gathered into a buffer first, so every layout takes
+// the same kernel (and gives the same bits).
+template <class T, class U, class Run>
+void map1_runs(const CpuStorage& in, const Layout& l, U* dst, Run run) {
+  const T* src = in.data<T>();
+  for_each_row<1>(
+      {&l}, [&](size_t o, const std::array<size_t, 1>& off, const std::array<size_t, 1>& st, size_t len) {
+        const T* a = src + off[0];
+        if (st[0] == 1) {
+          run(a, dst + o, len);
+          return;
+        }
+        T buf[kGather];
+        for (size_t b = 0; b < len; b += kGather) {
+          size_t m = std::min(kGather, len - b);
+          for (size_t i = 0; i < m; ++i) buf[i] = a[(b + i) * st[0]];
+          run(buf, dst + o + b, m);
+        }
+      });
+}
+
 template <DTypeSet Set, class Op>
 StoragePtr unary_family(const CpuStorage& s, const Layout& l, Op op, const char* name) {
   return dispatch_dtype<Set>(s.dtype(), name, [&]<class T>() { return map1<T, T>(s, l, lift1<T>(op)); });
@@ -167,6 +193,14 @@ StoragePtr CpuStorage::elu(const Layout& l, double alpha) const {
 // The switches below are generated from wick/op_table.h: each op's functor is the
 // fn:: struct named as its enumerator.
 StoragePtr CpuStorage::unary(UnaryOp op, const Layout& l) const {
+  if (cpu::simd::has_unary(op, dtype_)) {  // the transcendental ops on f32/f16/bf16: SLEEF
+    auto out = cpu_alloc(l.elem_count(), dtype_);
+    dispatch_dtype<kFloatDTypes>(dtype_, "unary", [&]<class T>() {
+      map1_runs<T>(*this, l, out->data<T>(),
+                   [&](const T* x, T* y, size_t n) { cpu::simd::unary_run(op, dtype_, x, y, n); });
+    });
+    return out;
+  }
   switch (op) {
 #define WICK_UNARY_CASE(op_, name, dtypes)                                                    \
   case UnaryOp::op_: {                                                                        \
@@ -195,6 +229,13 @@ StoragePtr CpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layo
 #undef WICK_BINARY_CASE
   }
   return nullptr;
+}
+
+StoragePtr CpuStorage::swiglu(const Layout& l, const BackendStorage& up, const Layout& up_l) const {
+  return dispatch_dtype<kFloatDTypes>(dtype_, "swiglu", [&]<class T>() {
+    auto f = [](T g, T u) { return store<T>(fn::SiluMul{}(load(g), load(u))); };
+    return map2<T, T>(*this, CpuStorage::of(up), l, up_l, f);
+  });
 }
 
 StoragePtr CpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
@@ -247,6 +288,21 @@ StoragePtr CpuStorage::where_cond(const Layout& l, const BackendStorage& t, cons
 }
 
 StoragePtr CpuStorage::to_dtype(const Layout& l, DType dtype) const {
+  // f32 <-> f16 / bf16: the vector conversions (bit-identical to the scalar ones).
+  const bool half_out = dtype_ == DType::F32 && (dtype == DType::F16 || dtype == DType::BF16);
+  const bool half_in = dtype == DType::F32 && (dtype_ == DType::F16 || dtype_ == DType::BF16);
+  if (half_out) {
+    auto out = cpu_alloc(l.elem_count(), dtype);
+    map1_runs<float>(*this, l, out->data<uint16_t>(),
+                     [&](const float* x, uint16_t* y, size_t n) { cpu::simd::narrow(dtype, x, y, n); });
+    return out;
+  }
+  if (half_in) {
+    auto out = cpu_alloc(l.elem_count(), dtype);
+    map1_runs<uint16_t>(*this, l, out->data<float>(),
+                        [&](const uint16_t* x, float* y, size_t n) { cpu::simd::widen(dtype_, x, y, n); });
+    return out;
+  }
   return dispatch_dtype(dtype_, "to_dtype", [&]<class From>() {
     return dispatch_dtype(dtype, "to_dtype", [&]<class To>() {
       return map1<From, To>(*this, l, [](From x) { return convert<To, From>(x); });

@@ -1,15 +1,42 @@
-// BLAS GEMM for the CPU backend, shared by matmul.cpp and conv.cpp: a row-major
-// C(m,n) = op(A)(m,k) * op(B)(k,n) + beta*C over OpenBLAS (sgemm / dgemm).
-// Leading dims in elements. OpenBLAS threads each call internally.
+// GEMM and mat-vec for the CPU backend, shared by matmul.cpp, conv.cpp and
+// quantized.cpp: row-major C(m,n) = op(A)(m,k) * op(B)(k,n), leading dims in elements.
+//   f32, bf16: oneDNN's matmul (its kernels for this CPU: AVX2, AVX-512, AVX512-BF16,
+//              AMX); bf16 accumulates in f32 and rounds C once.
+//   f64:       OpenBLAS's dgemm (oneDNN has no f64).
+// A matrix times a vector (m == 1 or n == 1) streams the matrix once through gemv
+// (gemv.cpp), in the matrix's own f32 / f16 / bf16, with hand-written AVX2 / AVX-512
+// loops chosen at run time (isa.h). docs/PERFORMANCE.md has the measurements.
 #pragma once
 
 #include <cstddef>
 
+#include "wick/dtype.h"
+
 namespace wick::cpu {
 
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const float* a, size_t lda,
-          const float* b, size_t ldb, float* c, size_t ldc, float beta = 0.0f);
+          const float* b, size_t ldb, float* c, size_t ldc);
+void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const bf16* a, size_t lda, const bf16* b,
+          size_t ldb, bf16* c, size_t ldc);
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double* a, size_t lda,
-          const double* b, size_t ldb, double* c, size_t ldc, double beta = 0.0);
+          const double* b, size_t ldb, double* c, size_t ldc);
+
+// Whether gemm() has a kernel of its own for `dt` on this CPU (bf16 needs AVX-512);
+// callers multiply other half-precision operands as f32.
+bool gemm_native(DType dt);
+
+// The matrix operand of a mat-vec. Rows: the `len` outputs. Dot form (axpy false):
+// output i is sum_p x[p] * a[i * ld + p]; axpy form: output j is sum_p x[p] * a[p * ld + j].
+template <class T>
+struct GemvMatrix {
+  const T* a;
+  size_t ld;
+  bool axpy;
+};
+
+// y[0..len) = the product of matrix `a` with x[0..k) (f32, contiguous), accumulated in
+// f32; T is f32, f16 or bf16. Threads split the outputs.
+template <class T>
+void gemv(GemvMatrix<T> a, size_t len, size_t k, const float* x, float* y);
 
 }  // namespace wick::cpu

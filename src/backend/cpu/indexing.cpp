@@ -37,7 +37,7 @@ std::vector<int64_t> read_ids(const BackendStorage& ids, const Layout& ids_l, si
       v[i] = x == std::numeric_limits<I>::max() ? kSkip : int64_t(x);
     });
   });
-  // Validation runs serially after the parallel read: exceptions must not leave an OpenMP region.
+  // Validation runs serially after the parallel read: the first bad index is the one reported.
   for (int64_t x : v) {
     if (x != kSkip && (x < 0 || uint64_t(x) >= dim_size)) {
       throw_error(ErrorKind::IndexOutOfRange, op,

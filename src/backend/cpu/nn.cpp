@@ -1,14 +1,16 @@
 // CPU fused nn ops: softmax / log-softmax over the last dim, rms_norm, layer_norm
 // and rotary embeddings. Inputs are contiguous (the front end copies first; the
-// start offset may be non-zero). Rows run in parallel across OpenMP threads.
+// start offset may be non-zero). Rows run in parallel on the CPU backend's threads.
 // Every dtype computes and accumulates in f64 and rounds once on store (the
-// reference backend: f16/bf16 accumulate at least as wide as f32, as required).
+// reference backend: f16/bf16 accumulate at least as wide as f32, as required);
+// softmax on f32/f16/bf16 through the vector row kernel of simd.h.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -44,6 +46,17 @@ StoragePtr CpuStorage::softmax_last_dim(const Layout& l, bool log) const {
   size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
   auto out = cpu_alloc(n, dtype_);
   if (n == 0) return out;
+  if (dtype_ == DType::F32 || dtype_ == DType::F16 || dtype_ == DType::BF16) {
+    const size_t es = dtype_size(dtype_);
+    const char* src = static_cast<const char*>(raw()) + l.start_offset() * es;
+    char* dst = static_cast<char*>(out->raw());
+    for_rows(rows, cols, [&](size_t r) {
+      thread_local std::vector<double> e;  // exp(x - max) of the row
+      e.resize(cpu::simd::softmax_scratch(cols));
+      cpu::simd::softmax_row(dtype_, src + r * cols * es, dst + r * cols * es, cols, log, e.data());
+    });
+    return out;
+  }
   dispatch_dtype<kFloatDTypes>(dtype_, log ? "log_softmax_last_dim" : "softmax_last_dim", [&]<class T>() {
     const T* src = data<T>() + l.start_offset();
     T* dst = out->data<T>();
@@ -94,6 +107,36 @@ StoragePtr CpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
     });
   });
   return out;
+}
+
+StoragePair CpuStorage::add_rms_norm(const Layout& l, const BackendStorage& r_s, const Layout& r_l,
+                                     const BackendStorage* alpha, const Layout* alpha_l, float eps) const {
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto sum = cpu_alloc(n, dtype_), out = cpu_alloc(n, dtype_);
+  if (n == 0) return {sum, out};
+  dispatch_dtype<kFloatDTypes>(dtype_, "add_rms_norm", [&]<class T>() {
+    using C = compute_t<T>;
+    const T* xs = data<T>() + l.start_offset();
+    const T* rs = CpuStorage::of(r_s).data<T>() + r_l.start_offset();
+    T* ps = sum->data<T>();
+    T* dst = out->data<T>();
+    std::vector<double> a = param_vector<T>(alpha, alpha_l);
+    for_rows(rows, cols, [&](size_t r) {
+      const T* x = xs + r * cols;
+      const T* rr = rs + r * cols;
+      T* p = ps + r * cols;
+      T* y = dst + r * cols;
+      double ss = 0;
+      for (size_t i = 0; i < cols; ++i) {
+        p[i] = T(C(x[i]) + C(rr[i]));  // as add: in the compute type, rounded once
+        ss += ld(p[i]) * ld(p[i]);
+      }
+      double scale = 1.0 / std::sqrt(ss / double(cols) + double(eps));
+      for (size_t i = 0; i < cols; ++i)
+        y[i] = convert<T, double>(ld(p[i]) * scale * (a.empty() ? 1.0 : a[i]));
+    });
+  });
+  return {sum, out};
 }
 
 StoragePtr CpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,

@@ -17,8 +17,7 @@ struct RowKernels {
   GgmlType type;
   void (*quantize)(const float*, void*, size_t);
   void (*dequantize)(const void*, float*, size_t);
-  // one weight row against n_act activation rows (back to back): out[r] = w . act_r
-  void (*vec_dot)(size_t n, const void* w, const void* act, size_t n_act, float* out);
+  quant::VecDotFn vec_dot;  // the scalar reference
 };
 
 // Adapts a typed block kernel to the void* table signature.
@@ -99,8 +98,14 @@ void dequantize_row(GgmlType t, const void* x, float* y, size_t n) {
   kernels(t, n, "dequantize").dequantize(x, y, n);
 }
 
+VecDotFn vec_dot_kernel(GgmlType t, size_t n) {
+  const RowKernels& k = kernels(t, n, "vec_dot");
+  const VecDotFn simd = vec_dot_simd(t, cpu::isa());
+  return simd ? simd : k.vec_dot;
+}
+
 void vec_dot_rows(GgmlType t, size_t n, const void* w, const void* acts, size_t n_acts, float* out) {
-  kernels(t, n, "vec_dot").vec_dot(n, w, acts, n_acts, out);
+  vec_dot_kernel(t, n)(n, w, acts, n_acts, out);
 }
 
 float vec_dot(GgmlType t, size_t n, const void* w, const void* act) {

@@ -1,18 +1,24 @@
 // The CPU backend's quantized entry points (backend.h): quantize, dequantize and the
 // quantized matmul over ggml block rows, by the row kernels of quant_types.cpp. The
 // matmul has two paths: x quantized to the weight's activation type and dotted block
-// by block (ggml's; the default), or the weight dequantized to f32 and one sgemm with
-// x as it is (QMatmulPath::DequantGemm: the reference the fast paths are held to).
+// by block (ggml's; the default: the hand-written kernels of quants_x86.cpp where the
+// CPU has them), or the weight dequantized to f32 and one f32 GEMM with x as it is (QMatmulPath::DequantGemm:
+// the reference the fast paths are held to).
+#include <algorithm>
 #include <vector>
 
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
+#include "backend/cpu/quants.h"
 #include "backend/cpu/strided.h"
 #include "wick/quant.h"
 
 namespace wick {
 
 namespace {
+
+// Bytes of quantized activation rows a mat-vec pass keeps in cache (a share of L2).
+constexpr size_t kActChunkBytes = size_t(256) << 10;
 
 // The f32 elements of the contiguous view x_l of s (s itself, or an f32 copy in `keep`).
 const float* f32_data(const CpuStorage& s, const Layout& x_l, StoragePtr& keep) {
@@ -59,18 +65,20 @@ StoragePtr CpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_o
   StoragePtr keep;
   const float* xs = f32_data(CpuStorage::of(x), x_l, keep);
   if (path == QMatmulPath::DequantGemm) {
-    // The reference path: the weight dequantized to f32, x unquantized, one sgemm.
+    // The reference path: the weight dequantized to f32, x unquantized, one f32 GEMM.
     const StoragePtr wd = dequantize(t, w, byte_offset, n * k, DType::F32);
     auto out = cpu_alloc(m * n, DType::F32);
-    cpu::gemm(false, true, m, n, k, xs, k, CpuStorage::of(*wd).data<float>(), k, out->data<float>(), n, 0.0f);
+    cpu::gemm(false, true, m, n, k, xs, k, CpuStorage::of(*wd).data<float>(), k, out->data<float>(), n);
     if (x.dtype() == DType::F32) return out;
     return out->to_dtype(Layout(Shape{m * n}), x.dtype());
   }
-  // x's rows quantized to the weight's activation type, then each weight row is
-  // unpacked once per thread block and dotted with every activation row (m rows of
-  // k bytes stay in cache). Threads split the weight rows.
+  // x's rows quantized once to the weight's activation type; then each weight row is
+  // dotted with a chunk of activation rows at a time (the chunk stays in L2 while the
+  // thread streams its weight rows past it; one chunk at batch 1). Threads split the
+  // weight rows.
   const GgmlType at = ggml_vec_dot_type(t);
   const size_t act_row = ggml_row_size(at, k), w_row = ggml_row_size(t, k);
+  const quant::VecDotFn dot = quant::vec_dot_kernel(t, k);
   std::vector<uint8_t> act(m * act_row);
   cpu::parallel_for(m, 4, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) quant::quantize_row(at, xs + i * k, act.data() + i * act_row, k);
@@ -78,11 +86,15 @@ StoragePtr CpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_o
   const uint8_t* wb = bytes_at(w, byte_offset);
   auto out = cpu_alloc(m * n, DType::F32);
   float* o = out->data<float>();
+  const size_t chunk = std::max<size_t>(1, kActChunkBytes / std::max<size_t>(act_row, 1));
   cpu::parallel_for(n, 8, [&](size_t b, size_t e) {
-    std::vector<float> col(m);
-    for (size_t j = b; j < e; ++j) {
-      quant::vec_dot_rows(t, k, wb + j * w_row, act.data(), m, col.data());
-      for (size_t i = 0; i < m; ++i) o[i * n + j] = col[i];
+    std::vector<float> col(std::min(m, chunk));
+    for (size_t r0 = 0; r0 < m; r0 += chunk) {
+      const size_t rn = std::min(chunk, m - r0);
+      for (size_t j = b; j < e; ++j) {
+        dot(k, wb + j * w_row, act.data() + r0 * act_row, rn, col.data());
+        for (size_t i = 0; i < rn; ++i) o[(r0 + i) * n + j] = col[i];
+      }
     }
   });
   if (x.dtype() == DType::F32) return out;

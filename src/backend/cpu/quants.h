@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backend/cpu/isa.h"
 #include "base/ggml_blocks.h"
 #include "wick/dtype.h"
+#include "wick/quant.h"
 
 namespace wick::quant {
 
@@ -76,5 +78,17 @@ void dot_rows(size_t nb, const BA* y, size_t ny, float* s, Prep&& prep, Term&& t
   void vec_dot_##sfx##_##asfx(size_t n, const B* x, const A* y, size_t ny, float* s);
 WICK_CPU_QUANT_TYPES(WICK_DECLARE_ROW_KERNELS)
 #undef WICK_DECLARE_ROW_KERNELS
+
+// A type's vec_dot: one weight row of n elements against n_act activation rows (back
+// to back): out[r] = w . act_r.
+using VecDotFn = void (*)(size_t n, const void* w, const void* act, size_t n_act, float* out);
+
+// The hand-written vec_dot of type t for instruction-set level `level`
+// (quants_x86.cpp: Q4_0, Q8_0, Q4_K, Q6_K at Avx2 and Avx512), or null.
+VecDotFn vec_dot_simd(GgmlType t, cpu::Isa level);
+
+// The vec_dot qmatmul and vec_dot_rows run for type t on this CPU (the hand-written
+// one of isa(), else the scalar reference); checks t and n as vec_dot_rows does.
+VecDotFn vec_dot_kernel(GgmlType t, size_t n);
 
 }  // namespace wick::quant

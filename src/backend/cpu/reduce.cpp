@@ -12,9 +12,9 @@
 //    reduced elements with a StridedWalker, gathering chunks into a buffer for the row kernels.
 //
 // Numerics (the contract every backend is compared against):
-//  - Sum accumulates f16/bf16/f32 in f32 and f64 in f64, pairwise within a chunk of a row (error grows
-//    like log n) and in blocks of rows on the column path; integer sums wrap in the dtype (computed in
-//    the unsigned type of the same width, so signed overflow is defined).
+//  - Sum accumulates f16/bf16/f32 in f32 (the vector kernel of simd.h) and f64 in f64, pairwise within a
+//    chunk of a row (error grows like log n) and in blocks of rows on the column path; integer sums wrap in
+//    the dtype (computed in the unsigned type of the same width, so signed overflow is defined).
 //  - Min/Max propagate NaN: any NaN in the reduction gives NaN.
 //  - ArgMin/ArgMax give the first index of the extreme value; a reduction holding a NaN gives the index of
 //    its first NaN (NaN counts as the extreme, as in PyTorch). The index is row-major over the reduced dims.
@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -116,7 +117,13 @@ struct Reducer<ReduceOp::Sum, T> {
   struct State {
     A s = A(0);
   };
-  static void run(State& st, const T* x, size_t n, size_t) { st.s = A(st.s + sum_pairwise<A>(x, n)); }
+  static void run(State& st, const T* x, size_t n, size_t) {
+    if constexpr (std::is_same_v<A, float>) {  // f32, f16, bf16: the vector kernel (simd.h)
+      st.s = st.s + cpu::simd::sum_run(dtype_of<T>, x, n);
+    } else {
+      st.s = A(st.s + sum_pairwise<A>(x, n));
+    }
+  }
   static void fold(State& st, compute_t<T> v, size_t) { st.s = A(st.s + A(v)); }
   static void merge(State& a, const State& b) { a.s = A(a.s + b.s); }
   static Out finish(const State& st) { return T(st.s); }

@@ -2,36 +2,51 @@
 // layouts of the same dims in row-major order, and a parallel-for over ranges.
 #pragma once
 
-#include <omp.h>
-
 #include <array>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "wick/layout.h"
 
 namespace wick::cpu {
 
-// The threads of wick's parallel loops: options().cpu_threads, else OpenMP's default.
+// The threads of wick's parallel loops: options().cpu_threads, else OpenMP's default
+// (OMP_NUM_THREADS, else the cores this process may run on).
 int max_threads();
 
-// Runs f(begin, end) over [0, n) split across OpenMP threads; serial below `grain`.
-template <class F> void parallel_for(size_t n, size_t grain, F&& f) {
+// wick's thread pool (thread_pool.cpp): runs task(ctx, t, nt) for t in [0, nt), the
+// caller taking t = 0, and returns when all are done (rethrowing the first exception
+// a task threw). Idle workers spin briefly, yielding the core, then sleep (a futex):
+// OpenMP's busy-wait starved the working threads on a shared machine
+// (docs/PERFORMANCE.md). Called from a task, or while another thread's job holds the
+// pool, it runs the tasks serially on the caller.
+void run_parallel(int nt, void (*task)(void*, int, int), void* ctx);
+
+// Runs f(begin, end) over [0, n) split across the pool's threads; serial below `grain`.
+template <class F>
+void parallel_for(size_t n, size_t grain, F&& f) {
   if (n == 0) return;
   int max_threads = cpu::max_threads();
   size_t chunks = grain ? (n + grain - 1) / grain : 1;
-  if (max_threads <= 1 || chunks <= 1 || omp_in_parallel()) {
+  if (max_threads <= 1 || chunks <= 1) {
     f(size_t(0), n);
     return;
   }
   int nt = int(chunks < size_t(max_threads) ? chunks : size_t(max_threads));
-#pragma omp parallel num_threads(nt)
-  {
-    int t = omp_get_thread_num();
-    size_t per = (n + size_t(nt) - 1) / size_t(nt);
-    size_t b = per * size_t(t), e = b + per < n ? b + per : n;
-    if (b < e) f(b, e);
-  }
+  struct Ctx {
+    std::remove_reference_t<F>* f;
+    size_t n;
+  } ctx{&f, n};
+  run_parallel(
+      nt,
+      [](void* p, int t, int nt) {
+        const Ctx& c = *static_cast<const Ctx*>(p);
+        size_t per = (c.n + size_t(nt) - 1) / size_t(nt);
+        size_t b = per * size_t(t), e = b + per < c.n ? b + per : c.n;
+        if (b < e) (*c.f)(b, e);
+      },
+      &ctx);
 }
 
 // Storage offset (elements) of the element at row-major linear index i.
@@ -49,7 +64,8 @@ inline size_t strided_offset(size_t i, const Layout& l) {
 
 // Walks K layouts with identical dims in row-major order from linear index `begin`,
 // keeping each operand's storage offset: `offset[j]` after construction and each next().
-template <size_t K> class StridedWalker {
+template <size_t K>
+class StridedWalker {
  public:
   StridedWalker(const std::array<const Layout*, K>& layouts, size_t begin) : layouts_(layouts) {
     const auto& d = layouts[0]->dims();
@@ -84,7 +100,8 @@ template <size_t K> class StridedWalker {
 
 // Calls f(out_index, in_offset) for each element of `l` in row-major order, in
 // parallel chunks when n is large. Contiguous layouts take a plain loop.
-template <class F> void for_each_offset(const Layout& l, F&& f, size_t grain = 1 << 15) {
+template <class F>
+void for_each_offset(const Layout& l, F&& f, size_t grain = 1 << 15) {
   size_t n = l.elem_count();
   if (l.is_contiguous()) {
     size_t o = l.start_offset();
@@ -100,7 +117,8 @@ template <class F> void for_each_offset(const Layout& l, F&& f, size_t grain = 1
 }
 
 // Same for two and three layouts of identical dims: f(out_index, off_a, off_b[, off_c]).
-template <class F> void for_each_offset2(const Layout& a, const Layout& b, F&& f, size_t grain = 1 << 15) {
+template <class F>
+void for_each_offset2(const Layout& a, const Layout& b, F&& f, size_t grain = 1 << 15) {
   size_t n = a.elem_count();
   if (a.is_contiguous() && b.is_contiguous()) {
     size_t oa = a.start_offset(), ob = b.start_offset();

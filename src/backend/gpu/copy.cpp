@@ -43,8 +43,8 @@ void GpuStorage::copy_strided_src(BackendStorage& dst_s, size_t dst_offset, cons
     constexpr unsigned kTile = plan::transpose::kTile, kRows = plan::transpose::kRows;
     dim3 grid(unsigned((C + kTile - 1) / kTile), unsigned(std::min<size_t>((R + kTile - 1) / kTile, 65535)),
               unsigned(std::min<size_t>(B, 65535)));
-    dev_.launch(fmt::format("utranspose_{}", dtype_name(dtype_)), Module::Unary, grid, dim3(kTile, kRows),
-                args);
+    static const DTypeKernels k(Module::Unary, "utranspose");
+    dev_.launch(k[dtype_], grid, dim3(kTile, kRows), args);
     return;
   }
   DeviceBuffer info_buf = upload(dev_, c.info());
@@ -52,8 +52,9 @@ void GpuStorage::copy_strided_src(BackendStorage& dst_s, size_t dst_offset, cons
   size_t numel = n, ndims = nd;
   void* args[] = {&numel, &ndims, &info, &src, &out};
   const bool inner = s.back() == 1 && d.back() % vector_lanes(esize) == 0;
-  dev_.launch(fmt::format("ucopy_{}", dtype_name(dtype_)), Module::Unary,
-              dim3(strided_grid(dev_, inner ? vector_items(n, esize) : n)), dim3(dev_.block_size()), args);
+  static const DTypeKernels k(Module::Unary, "ucopy");
+  dev_.launch(k[dtype_], dim3(strided_grid(dev_, inner ? vector_items(n, esize) : n)),
+              dim3(dev_.block_size()), args);
 }
 
 void GpuStorage::copy2d(BackendStorage& dst_s, size_t d1, size_t d2, size_t src_stride1, size_t dst_stride1,
@@ -69,8 +70,8 @@ void GpuStorage::copy2d(BackendStorage& dst_s, size_t d1, size_t d2, size_t src_
     return;
   }
   void* args[] = {&src, &out, &d1, &d2, &src_stride1, &dst_stride1};
-  dev_.launch(fmt::format("copy2d_{}", dtype_name(dtype_)), Module::Fill,
-              dim3(dev_.grid_for(vector_items(d1 * d2, esize))), dim3(dev_.block_size()), args);
+  static const DTypeKernels k(Module::Fill, "copy2d");
+  dev_.launch(k[dtype_], dim3(dev_.grid_for(vector_items(d1 * d2, esize))), dim3(dev_.block_size()), args);
 }
 
 void GpuStorage::const_set(Scalar v, const Layout& l) {
@@ -91,8 +92,8 @@ void GpuStorage::const_set(Scalar v, const Layout& l) {
   size_t numel = n, nd = c.dims.size();
   void* out = at(l.start_offset());
   void* args[] = {&numel, &nd, &info, value, &out};
-  dev_.launch(fmt::format("const_set_{}", dtype_name(dtype_)), Module::Fill,
-              dim3(dev_.grid_for(c.contiguous ? vector_items(n, dtype_size(dtype_)) : n)),
+  static const DTypeKernels k(Module::Fill, "const_set");
+  dev_.launch(k[dtype_], dim3(dev_.grid_for(c.contiguous ? vector_items(n, dtype_size(dtype_)) : n)),
               dim3(dev_.block_size()), args);
 }
 

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <span>
+#include <utility>
 
 #include "backend/gpu/gpu_storage.h"
 
@@ -12,117 +15,133 @@ namespace wick::gpu {
 namespace {
 
 // out = kernel(numel, num_dims, info, [param,] inputs..., out[, params...]) over
-// the (identical) dims of `layouts`, one layout per input.
+// the (identical) dims of `layouts`, one layout per input (at most three).
 struct MapLaunch {
-  std::string name;
-  Module module;
+  const Kernel& kernel;
   DType out_dtype;
-  std::vector<const Layout*> layouts;
-  std::vector<const GpuStorage*> inputs;
-  std::vector<void*> params_before;  // scalar params before the pointers (upowf, uelu)
-  std::vector<void*> params_after;   // after the output pointer (affine)
+  std::array<const Layout*, 3> layouts{};
+  std::array<const GpuStorage*, 3> inputs{};
+  size_t n_inputs = 1;
+  void* param_before = nullptr;         // upowf, uelu
+  std::array<void*, 2> params_after{};  // affine
 };
 
 StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   const size_t n = m.layouts[0]->elem_count();
   auto out = gpu_alloc(dev, n, m.out_dtype);
   if (n == 0) return out;
-  Collapsed c = collapse(m.layouts);
+  const std::span<const Layout* const> layouts(m.layouts.data(), m.n_inputs);
+  // Every operand contiguous: no info, one dim (the kernels ignore num_dims then).
+  const bool all_contiguous =
+      std::all_of(layouts.begin(), layouts.end(), [](const Layout* l) { return l->is_contiguous(); });
+  Collapsed c;
   DeviceBuffer info_buf;
   const size_t* info = nullptr;
-  if (!c.contiguous) {
-    info_buf = upload(dev, c.info());
-    info = static_cast<const size_t*>(info_buf.get());
+  size_t numel = n, nd = 1;
+  if (!all_contiguous) {
+    c = collapse(layouts);
+    nd = c.dims.size();
+    if (!c.contiguous) {
+      info_buf = upload(dev, c.info());
+      info = static_cast<const size_t*>(info_buf.get());
+    }
   }
-  size_t numel = n, nd = c.dims.size();
-  std::vector<const void*> in_ptrs;
+  std::array<const void*, 3> in_ptrs{};
   size_t max_bytes = dtype_size(m.out_dtype);
-  for (size_t j = 0; j < m.inputs.size(); ++j) {
-    in_ptrs.push_back(m.inputs[j]->at(m.layouts[j]->start_offset()));
+  for (size_t j = 0; j < m.n_inputs; ++j) {
+    in_ptrs[j] = m.inputs[j]->at(m.layouts[j]->start_offset());
     max_bytes = std::max(max_bytes, dtype_size(m.inputs[j]->dtype()));
   }
   void* out_ptr = out->raw();
-  std::vector<void*> args = {&numel, &nd, &info};
-  args.insert(args.end(), m.params_before.begin(), m.params_before.end());
-  for (auto& p : in_ptrs) args.push_back(&p);
-  args.push_back(&out_ptr);
-  args.insert(args.end(), m.params_after.begin(), m.params_after.end());
+  std::array<void*, 10> args{};
+  size_t na = 0;
+  args[na++] = &numel;
+  args[na++] = &nd;
+  args[na++] = &info;
+  if (m.param_before) args[na++] = m.param_before;
+  for (size_t j = 0; j < m.n_inputs; ++j) args[na++] = &in_ptrs[j];
+  args[na++] = &out_ptr;
+  for (void* p : m.params_after)
+    if (p) args[na++] = p;
 
   // Work items: 16-byte vectors on the contiguous and inner-contiguous paths.
+  const bool contiguous = info == nullptr;
   const size_t v = vector_lanes(max_bytes);
-  bool inner = c.contiguous;
+  bool inner = contiguous;
   if (!inner && c.dims.back() % v == 0) {
     inner = std::all_of(c.strides.begin(), c.strides.end(), [](const auto& s) { return s.back() == 1; });
   }
   size_t items = inner ? vector_items(n, max_bytes) : n;
   constexpr size_t kPerThread = plan::elementwise::kVectorsPerThread;
-  if (c.contiguous) items = (items + kPerThread - 1) / kPerThread;
-  const unsigned grid = c.contiguous ? dev.grid_for(items) : strided_grid(dev, items);
-  dev.launch(m.name, m.module, dim3(grid), dim3(dev.block_size()), args.data());
+  if (contiguous) items = (items + kPerThread - 1) / kPerThread;
+  const unsigned grid = contiguous ? dev.grid_for(items) : strided_grid(dev, items);
+  dev.launch(m.kernel, dim3(grid), dim3(dev.block_size()), args.data());
   return out;
 }
 
-std::string sfx(DType d) { return std::string(dtype_name(d)); }
+// The kernels of a table row, one per dtype: "{prefix}{name}_{dtype}".
+template <size_t N>
+std::array<DTypeKernels, N> kernel_rows(Module m, std::string_view prefix,
+                                        const std::array<std::string_view, N>& names) {
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return std::array<DTypeKernels, N>{DTypeKernels(m, fmt::format("{}{}", prefix, names[I]))...};
+  }
+  (std::make_index_sequence<N>{});
+}
 
 }  // namespace
 
 StoragePtr GpuStorage::affine(const Layout& l, double mul, double add) const {
-  return run_map(dev_, {"affine_" + sfx(dtype_), Module::Affine, dtype_, {&l}, {this}, {}, {&mul, &add}});
+  static const DTypeKernels k(Module::Affine, "affine");
+  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, nullptr, {&mul, &add}});
 }
 
 StoragePtr GpuStorage::powf(const Layout& l, double e) const {
-  return run_map(dev_, {"upowf_" + sfx(dtype_), Module::Unary, dtype_, {&l}, {this}, {&e}, {}});
+  static const DTypeKernels k(Module::Unary, "upowf");
+  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, &e, {}});
 }
 
 StoragePtr GpuStorage::elu(const Layout& l, double alpha) const {
-  return run_map(dev_, {"uelu_" + sfx(dtype_), Module::Unary, dtype_, {&l}, {this}, {&alpha}, {}});
+  static const DTypeKernels k(Module::Unary, "uelu");
+  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, &alpha, {}});
 }
 
 StoragePtr GpuStorage::unary(UnaryOp op, const Layout& l) const {
-  return run_map(
-      dev_,
-      {fmt::format("u{}_{}", unary_op_name(op), sfx(dtype_)), Module::Unary, dtype_, {&l}, {this}, {}, {}});
+  static const auto k = kernel_rows(Module::Unary, "u", kUnaryOpNames);
+  return run_map(dev_, {k[size_t(op)][dtype_], dtype_, {&l}, {this}, 1, nullptr, {}});
 }
 
 StoragePtr GpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
                               const Layout& rhs_l) const {
-  return run_map(dev_, {fmt::format("b{}_{}", binary_op_name(op), sfx(dtype_)),
-                        Module::Binary,
-                        dtype_,
-                        {&lhs_l, &rhs_l},
-                        {this, &of(rhs)},
-                        {},
-                        {}});
+  static const auto k = kernel_rows(Module::Binary, "b", kBinaryOpNames);
+  return run_map(dev_, {k[size_t(op)][dtype_], dtype_, {&lhs_l, &rhs_l}, {this, &of(rhs)}, 2, nullptr, {}});
+}
+
+StoragePtr GpuStorage::swiglu(const Layout& l, const BackendStorage& up, const Layout& up_l) const {
+  // kernels/binary.cu: swiglu_{dtype}, float dtypes (the front end checks).
+  static const DTypeKernels k(Module::Binary, "swiglu");
+  return run_map(dev_, {k[dtype_], dtype_, {&l, &up_l}, {this, &of(up)}, 2, nullptr, {}});
 }
 
 StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
                            const Layout& rhs_l) const {
-  return run_map(dev_, {fmt::format("{}_{}", cmp_op_name(op), sfx(dtype_)),
-                        Module::Binary,
-                        DType::U8,
-                        {&lhs_l, &rhs_l},
-                        {this, &of(rhs)},
-                        {},
-                        {}});
+  static const auto k = kernel_rows(Module::Binary, "", kCmpOpNames);
+  return run_map(dev_,
+                 {k[size_t(op)][dtype_], DType::U8, {&lhs_l, &rhs_l}, {this, &of(rhs)}, 2, nullptr, {}});
 }
 
 StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, const Layout& t_l,
                                   const BackendStorage& f, const Layout& f_l) const {
   // A u8 condition with f16/bf16 values moves 16 lanes a step on the contiguous path
   // (kernels/ternary.cu: where_wide).
+  static const DTypePairKernels k(Module::Ternary, "where");
   const DType vt = t.dtype();
-  return run_map(dev_, {fmt::format("where_{}_{}", sfx(dtype_), sfx(vt)),
-                        Module::Ternary,
-                        vt,
-                        {&l, &t_l, &f_l},
-                        {this, &of(t), &of(f)},
-                        {},
-                        {}});
+  return run_map(dev_, {k(dtype_, vt), vt, {&l, &t_l, &f_l}, {this, &of(t), &of(f)}, 3, nullptr, {}});
 }
 
 StoragePtr GpuStorage::to_dtype(const Layout& l, DType dtype) const {
-  return run_map(
-      dev_, {fmt::format("cast_{}_{}", sfx(dtype_), sfx(dtype)), Module::Cast, dtype, {&l}, {this}, {}, {}});
+  static const DTypePairKernels k(Module::Cast, "cast");
+  return run_map(dev_, {k(dtype_, dtype), dtype, {&l}, {this}, 1, nullptr, {}});
 }
 
 }  // namespace wick::gpu

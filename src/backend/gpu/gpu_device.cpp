@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <unordered_map>
 
 #include "backend/gpu/arch_support.h"
 #include "backend/gpu/gpu_storage.h"
+#include "base/checked.h"
 #include "wick/error.h"
 
 namespace wick::gpu {
@@ -30,19 +33,78 @@ void set_device(int ordinal) {
   current = ordinal;
 }
 
-// ---- module store ---------------------------------------------------------------------
+// ---- kernels and the module store -----------------------------------------------------
+namespace {
+
+// Every registered (module, name), in id order.
+struct KernelRegistry {
+  std::mutex mu;
+  std::unordered_map<std::string, uint32_t> ids;  // "module/name"
+  std::deque<std::string> names;
+};
+KernelRegistry& registry() {
+  static KernelRegistry* r = new KernelRegistry;  // never destroyed: kernels outlive static teardown
+  return *r;
+}
+
+}  // namespace
+
+Kernel::Kernel(Module m, std::string_view name) : module_(m) {
+  KernelRegistry& r = registry();
+  std::string key = fmt::format("{}/{}", kModuleNames[size_t(m)], name);
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto [it, added] = r.ids.emplace(std::move(key), uint32_t(r.names.size()));
+  if (added) {
+    if (r.names.size() >= kMaxKernels) {
+      r.ids.erase(it);
+      throw_error(ErrorKind::GpuRuntime, "gpu",
+                  fmt::format("kernel {}: more than {} kernels registered", name, kMaxKernels));
+    }
+    r.names.emplace_back(name);
+  }
+  id_ = it->second;
+}
+
+const std::string& Kernel::name() const {
+  KernelRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.names[id_];  // a deque: references stay valid as names are added
+}
+
+size_t Kernel::count() {
+  KernelRegistry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.names.size();
+}
+
+DTypeKernels::DTypeKernels(Module m, std::string_view prefix) {
+  for (DType d : kAllDTypes) k_[size_t(d)] = Kernel(m, fmt::format("{}_{}", prefix, dtype_name(d)));
+}
+
+DTypePairKernels::DTypePairKernels(Module m, std::string_view prefix) {
+  for (DType a : kAllDTypes)
+    for (DType b : kAllDTypes)
+      k_[size_t(a) * kNumDTypes + size_t(b)] =
+          Kernel(m, fmt::format("{}_{}_{}", prefix, dtype_name(a), dtype_name(b)));
+}
+
+ModuleStore::ModuleStore(int ordinal)
+    : ordinal_(ordinal), funcs_(new std::atomic<gpuFunction_t>[Kernel::kMaxKernels]) {
+  for (size_t i = 0; i < Kernel::kMaxKernels; ++i)
+    funcs_[i].store(gpuFunction_t{}, std::memory_order_relaxed);
+}
+
 ModuleStore::~ModuleStore() {
   for (size_t i = 0; i < kNumModules; ++i)
     if (loaded_[i]) (void)gpuModuleUnload(modules_[i]);  // best effort at teardown
 }
 
-gpuFunction_t ModuleStore::get_or_load_func(const std::string& name, Module m) {
+gpuFunction_t ModuleStore::resolve(const Kernel& k) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = funcs_.find(name);
-  if (it != funcs_.end()) return it->second;
-  const size_t mi = size_t(m);
+  if (gpuFunction_t f = funcs_[k.id()].load(std::memory_order_acquire)) return f;
+  const size_t mi = size_t(k.module());
   if (!loaded_[mi]) {
-    ModuleImage img = module_image(m);
+    ModuleImage img = module_image(k.module());
     if (!img.data || img.size == 0)
       throw_error(ErrorKind::GpuRuntime, "gpu",
                   fmt::format("module {} has no embedded image", kModuleNames[mi]));
@@ -59,14 +121,14 @@ gpuFunction_t ModuleStore::get_or_load_func(const std::string& name, Module m) {
     ++loads_[mi];
   }
   gpuFunction_t f{};
-  gpuError_t err = gpuModuleGetFunction(&f, modules_[mi], name.c_str());
+  gpuError_t err = gpuModuleGetFunction(&f, modules_[mi], k.name().c_str());
   if (err != gpuSuccess) {
     (void)gpuGetLastError();
-    throw_error(
-        ErrorKind::GpuRuntime, "gpu",
-        fmt::format("kernel {} not found in module {}: {}", name, kModuleNames[mi], gpuGetErrorString(err)));
+    throw_error(ErrorKind::GpuRuntime, "gpu",
+                fmt::format("kernel {} not found in module {}: {}", k.name(), kModuleNames[mi],
+                            gpuGetErrorString(err)));
   }
-  funcs_.emplace(name, f);
+  funcs_[k.id()].store(f, std::memory_order_release);
   return f;
 }
 
@@ -78,27 +140,39 @@ size_t ModuleStore::load_count(Module m) const {
 // ---- caching allocator -------------------------------------------------------------------
 size_t CachingAllocator::size_class(size_t bytes) {
   if (bytes <= 512) return 512;
-  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k
+  // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k; 0 when the rounded
+  // size does not fit in 2^63-1 (no device has such a block)
   size_t k = 63 - size_t(__builtin_clzll(bytes));
   size_t step = size_t(1) << (k - 2);
-  return (bytes + step - 1) / step * step;
+  size_t padded = 0;
+  return add_fits(bytes, step - 1, padded) ? padded / step * step : 0;
+}
+
+size_t CachingAllocator::class_index(size_t cls) {
+  const size_t k = 63 - size_t(__builtin_clzll(cls));
+  return (k - 9) * 4 + ((cls - (size_t(1) << k)) >> (k - 2));
 }
 
 CachingAllocator::~CachingAllocator() {
   // Teardown at process exit may find the runtime already gone: ignore errors.
-  for (auto& [cls, v] : free_)
+  for (auto& v : free_)
     for (void* p : v) (void)gpuFree(p);
 }
 
 void* CachingAllocator::allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t cls = size_class(bytes);
+  if (cls == 0) {
+    throw_error(ErrorKind::OutOfMemory, "gpu",
+                fmt::format("out of memory allocating {} bytes on device {}: no block can be that large",
+                            bytes, ordinal_));
+  }
+  std::vector<void*>& list = free_[class_index(cls)];
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = free_.find(cls);
   void* p = nullptr;
-  if (it != free_.end() && !it->second.empty()) {
-    p = it->second.back();
-    it->second.pop_back();
+  if (!list.empty()) {
+    p = list.back();
+    list.pop_back();
     cached_ -= cls;
   } else {
     set_device(ordinal_);
@@ -106,9 +180,10 @@ void* CachingAllocator::allocate(size_t bytes) {
     if (err == gpuErrorMemoryAllocation) {
       (void)gpuGetLastError();
       // Free every cached block and retry once.
-      for (auto& [c, v] : free_)
+      for (auto& v : free_) {
         for (void* q : v) WICK_GPU_CHECK(gpuFree(q));
-      free_.clear();
+        v.clear();
+      }
       cached_ = 0;
       err = gpuMalloc(&p, cls);
       if (err == gpuErrorMemoryAllocation) {
@@ -129,7 +204,7 @@ void CachingAllocator::release(void* p, size_t bytes) {
   if (!p) return;
   const size_t cls = size_class(bytes);
   std::lock_guard<std::mutex> lock(mu_);
-  free_[cls].push_back(p);
+  free_[class_index(cls)].push_back(p);
   in_use_ -= cls;
   cached_ += cls;
 }
@@ -137,9 +212,10 @@ void CachingAllocator::release(void* p, size_t bytes) {
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mu_);
   set_device(ordinal_);
-  for (auto& [c, v] : free_)
+  for (auto& v : free_) {
     for (void* q : v) WICK_GPU_CHECK(gpuFree(q));
-  free_.clear();
+    v.clear();
+  }
   cached_ = 0;
 }
 
@@ -180,32 +256,31 @@ unsigned GpuDevice::grid_for(size_t items) const {
   return unsigned(std::clamp<size_t>(g, 1, cap));
 }
 
-void GpuDevice::launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem,
-                       bool dependent) {
-  gpuFunction_t f = modules_.get_or_load_func(name, m);
+void GpuDevice::launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shmem, bool dependent) {
+  gpuFunction_t f = modules_.get(k);
   set_device(local_);
-  if (shmem > kSharedDefault) raise_shared_limit(f, name);
+  if (shmem > kSharedDefault) raise_shared_limit(f, k);
   gpuError_t err = dependent ? gpuLaunchDependent(f, grid, block, args, shmem, stream_)
                              : gpuLaunch(f, grid, block, args, shmem, stream_);
   if (err != gpuSuccess) {
     (void)gpuGetLastError();
     throw_error(
         ErrorKind::GpuRuntime, "gpu",
-        fmt::format("launch of kernel {} (grid {}x{}x{}, block {}x{}x{}) failed: {} ({})", name, grid.x,
+        fmt::format("launch of kernel {} (grid {}x{}x{}, block {}x{}x{}) failed: {} ({})", k.name(), grid.x,
                     grid.y, grid.z, block.x, block.y, block.z, gpuGetErrorName(err), gpuGetErrorString(err)));
   }
 }
 
-void GpuDevice::raise_shared_limit(gpuFunction_t f, const std::string& name) {
+void GpuDevice::raise_shared_limit(gpuFunction_t f, const Kernel& k) {
   std::lock_guard<std::mutex> lock(raised_mu_);
-  if (!raised_.insert(name).second) return;
+  if (!raised_.insert(k.id()).second) return;
   const gpuError_t err = gpuRaiseSharedLimit(f, int(info_.shared_per_block), local_);
   if (err != gpuSuccess) {
     (void)gpuGetLastError();
-    raised_.erase(name);
+    raised_.erase(k.id());
     throw_error(ErrorKind::GpuRuntime, "gpu",
-                fmt::format("raising the shared-memory limit of kernel {} to {} bytes failed: {} ({})", name,
-                            info_.shared_per_block, gpuGetErrorName(err), gpuGetErrorString(err)));
+                fmt::format("raising the shared-memory limit of kernel {} to {} bytes failed: {} ({})",
+                            k.name(), info_.shared_per_block, gpuGetErrorName(err), gpuGetErrorString(err)));
   }
 }
 
@@ -237,27 +312,31 @@ StoragePtr GpuDevice::from_host(const void* data, size_t n, DType dtype) {
   return s;
 }
 
+StoragePtr GpuDevice::wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) {
+  return std::make_shared<GpuStorage>(*this, ptr, n, dtype, std::move(deleter));
+}
+
 namespace {
-StoragePtr launch_rand(GpuDevice& dev, const char* kind, size_t n, DType dtype, double a, double b,
+StoragePtr launch_rand(GpuDevice& dev, bool normal_dist, size_t n, DType dtype, double a, double b,
                        uint64_t seed, uint64_t offset) {
   auto s = gpu_alloc(dev, n, dtype);
   if (n == 0) return s;
   void* out = s->raw();
   void* args[] = {&n, &a, &b, &seed, &offset, &out};
-  dev.launch(fmt::format("rand_{}_{}", kind, dtype_name(dtype)), Module::Fill, dim3(dev.grid_for(n)),
-             dim3(dev.block_size()), args);
+  static const DTypeKernels uniform(Module::Fill, "rand_uniform"), normal(Module::Fill, "rand_normal");
+  dev.launch((normal_dist ? normal : uniform)[dtype], dim3(dev.grid_for(n)), dim3(dev.block_size()), args);
   return s;
 }
 }  // namespace
 
 StoragePtr GpuDevice::rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                                    uint64_t offset) {
-  return launch_rand(*this, "uniform", n, dtype, lo, up, seed, offset);
+  return launch_rand(*this, false, n, dtype, lo, up, seed, offset);
 }
 
 StoragePtr GpuDevice::rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                                   uint64_t offset) {
-  return launch_rand(*this, "normal", n, dtype, mean, std, seed, offset);
+  return launch_rand(*this, true, n, dtype, mean, std, seed, offset);
 }
 
 DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v) {
@@ -382,6 +461,16 @@ extern "C" __attribute__((visibility("default"))) long wick_gpu_module_load_coun
   return long(d->modules().load_count(Module(module)));
 }
 
+// Observability for tests (looked up with dlsym): how many convolutions the
+// vendor DNN library ran on local device `ordinal`; -1 when that device was never
+// opened, -2 in a build without a DNN library, -4 when the library did not load.
+extern "C" __attribute__((visibility("default"))) long wick_gpu_dnn_convolutions(int ordinal) {
+  using namespace wick::gpu;
+  GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
+  if (!d) return -1;
+  return dnn_convolutions(*d);
+}
+
 // A test hook (looked up with dlsym) for the launch-failure path: launches kernel
 // `kernel` of the AFFINE module, with affine's parameters and no elements, on local
 // device `ordinal` (opened already) with the given grid and block. Returns -1 when
@@ -398,7 +487,7 @@ extern "C" __attribute__((visibility("default"))) int wick_gpu_test_launch_affin
   double mul = 1.0, add = 0.0;
   void* args[] = {&numel, &num_dims, &info, &inp, &out, &mul, &add};
   try {
-    d->launch(kernel, Module::Affine, dim3(grid), dim3(block), args);
+    d->launch(Kernel(Module::Affine, kernel), dim3(grid), dim3(block), args);
     return 0;
   } catch (const wick::Error& e) {
     if (msg && msg_len) std::snprintf(msg, msg_len, "%s", e.what());

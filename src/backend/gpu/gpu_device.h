@@ -4,13 +4,13 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -37,6 +37,7 @@ namespace wick::gpu {
   X(Matmul, "matmul")                            \
   X(Conv, "conv")                                \
   X(Nn, "nn")                                    \
+  X(Attention, "attention")                      \
   X(QuantizedDequantize, "quantized_dequantize") \
   X(QuantizedMmvq, "quantized_mmvq")             \
   X(QuantizedMmvqs, "quantized_mmvqs")           \
@@ -60,26 +61,74 @@ ModuleImage module_image(Module m);
 // The architectures the embedded images were built for ("80;90" or "gfx906;gfx90a").
 const char* compiled_archs();
 
-// Kernel modules of one device: each is loaded on first use and at most
-// once; function handles are cached by name.
+// A kernel of one module, named once: a process-wide index into every device's table
+// of function handles. Call sites keep their kernels in static tables (built once, by
+// op and dtype), so a launch formats no name and looks up no map: it reads the handle
+// from the device's table (ModuleStore::get), resolving it on the first launch.
+class Kernel {
+ public:
+  Kernel() = default;
+  // Registers (module, name) and takes its index (the same index for the same pair).
+  Kernel(Module m, std::string_view name);
+  uint32_t id() const { return id_; }
+  Module module() const { return module_; }
+  const std::string& name() const;
+  // Kernels registered so far, and the most a process may register.
+  static size_t count();
+  static constexpr size_t kMaxKernels = 8192;
+
+ private:
+  uint32_t id_ = UINT32_MAX;
+  Module module_ = Module(0);
+};
+
+// The kernels "{prefix}_{dtype}" of module m, one per dtype (kernels that do not exist
+// are never launched, so never resolved).
+class DTypeKernels {
+ public:
+  DTypeKernels(Module m, std::string_view prefix);
+  const Kernel& operator[](DType d) const { return k_[size_t(d)]; }
+
+ private:
+  std::array<Kernel, kNumDTypes> k_;
+};
+
+// The kernels "{prefix}_{a}_{b}" of module m for every pair of dtypes (casts, where,
+// gather by an ids dtype, ...).
+class DTypePairKernels {
+ public:
+  DTypePairKernels(Module m, std::string_view prefix);
+  const Kernel& operator()(DType a, DType b) const { return k_[size_t(a) * kNumDTypes + size_t(b)]; }
+
+ private:
+  std::array<Kernel, size_t(kNumDTypes) * kNumDTypes> k_;
+};
+
+// Kernel modules of one device: each is loaded on first use and at most once;
+// function handles are resolved on a kernel's first launch and kept in a table
+// indexed by Kernel::id (read without a lock afterwards).
 class ModuleStore {
  public:
-  explicit ModuleStore(int ordinal) : ordinal_(ordinal) {}
+  explicit ModuleStore(int ordinal);
   ~ModuleStore();
   ModuleStore(const ModuleStore&) = delete;
   ModuleStore& operator=(const ModuleStore&) = delete;
 
-  gpuFunction_t get_or_load_func(const std::string& name, Module m);
+  gpuFunction_t get(const Kernel& k) {
+    gpuFunction_t f = funcs_[k.id()].load(std::memory_order_acquire);
+    return f ? f : resolve(k);
+  }
   // How many times module m was loaded on this device (0 or 1).
   size_t load_count(Module m) const;
 
  private:
+  gpuFunction_t resolve(const Kernel& k);
   int ordinal_;
   mutable std::mutex mu_;
   std::array<gpuModule_t, kNumModules> modules_{};
   std::array<bool, kNumModules> loaded_{};
   std::array<size_t, kNumModules> loads_{};
-  std::unordered_map<std::string, gpuFunction_t> funcs_;
+  std::unique_ptr<std::atomic<gpuFunction_t>[]> funcs_;  // Kernel::kMaxKernels
 };
 
 // Per-device caching allocator: blocks are rounded to size classes (at most 25%
@@ -99,11 +148,14 @@ class CachingAllocator {
   void empty_cache();
   MemoryStats stats() const;
   static size_t size_class(size_t bytes);
+  // The index of a size class (0 for 512 bytes, four a power of two after it).
+  static size_t class_index(size_t cls);
+  static constexpr size_t kClasses = 4 * (64 - 9);
 
  private:
   int ordinal_;
   mutable std::mutex mu_;
-  std::unordered_map<size_t, std::vector<void*>> free_;
+  std::array<std::vector<void*>, kClasses> free_;  // by class_index
   size_t in_use_ = 0, cached_ = 0, peak_ = 0;
 };
 
@@ -120,11 +172,13 @@ class GpuDevice final : public BackendDevice {
   StoragePtr alloc(size_t n, DType dtype) override;
   StoragePtr zeros(size_t n, DType dtype) override;
   StoragePtr from_host(const void* data, size_t n, DType dtype) override;
+  StoragePtr wrap(void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter) override;
   StoragePtr rand_uniform(size_t n, DType dtype, double lo, double up, uint64_t seed,
                           uint64_t offset) override;
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override;
+  void* native_stream() override { return stream_; }
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
   MemoryStats memory_stats() const override;
@@ -140,8 +194,7 @@ class GpuDevice final : public BackendDevice {
   static constexpr size_t kSharedDefault = 48 * 1024;
   // dependent: the kernel may start before the previous one in the stream finished
   // (gpuLaunchDependent); it waits for it before touching memory that one writes.
-  void launch(const std::string& name, Module m, dim3 grid, dim3 block, void** args, size_t shmem = 0,
-              bool dependent = false);
+  void launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shmem = 0, bool dependent = false);
   // Launch shape of the elementwise kernels: 256 threads, enough blocks for one
   // 16-byte item per thread; grid-stride loops cover the rest (on the H200 this
   // beat 128/512-thread blocks and grids capped per multiprocessor:
@@ -162,6 +215,11 @@ class GpuDevice final : public BackendDevice {
   // workspace (created on first use); null in a build without vendor BLAS.
   void* blas_handle();
   static constexpr size_t kBlasWorkspaceBytes = size_t(32) << 20;
+  // The vendor DNN library on this device (conv.cpp: its handle on this device's
+  // stream and the convolution plans by shape), created on first use; only a build
+  // with a DNN library (WICK_GPU_DNN) creates one.
+  struct DnnState;
+  DnnState& dnn_state();
 
   // The QUANTIZED module's entry points (quantized.cpp).
   StoragePtr dequantize(GgmlType t, const BackendStorage& blocks, size_t byte_offset, size_t n,
@@ -175,10 +233,11 @@ class GpuDevice final : public BackendDevice {
   void* index_error_dev_ = nullptr;   // the same record, device view
   void* blas_handle_ = nullptr;       // gpublasHandle_t
   void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes, kept
+  std::shared_ptr<DnnState> dnn_;
 
-  void raise_shared_limit(gpuFunction_t f, const std::string& name);
+  void raise_shared_limit(gpuFunction_t f, const Kernel& k);
   std::mutex raised_mu_;
-  std::unordered_set<std::string> raised_;  // kernels opted in to info_.shared_per_block
+  std::unordered_set<uint32_t> raised_;  // kernels (ids) opted in to info_.shared_per_block
 
   int local_, global_;
   DeviceInfo info_;
@@ -219,5 +278,9 @@ class DeviceBuffer {
 
 // Queues an upload of `v` to a fresh device buffer (stream-ordered).
 DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v);
+
+// How many convolutions the vendor DNN library ran on `dev` (conv.cpp); -2 in a
+// build without one, -4 when it did not load.
+long dnn_convolutions(GpuDevice& dev);
 
 }  // namespace wick::gpu

@@ -12,8 +12,6 @@ const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_pt
   return keep->raw();
 }
 
-std::string kname(std::string_view op, DType dt) { return fmt::format("{}_{}", op, dtype_name(dt)); }
-
 unsigned wave_size(const GpuDevice& dev) { return unsigned(dev.props().wave_size); }
 
 }  // namespace wick::gpu

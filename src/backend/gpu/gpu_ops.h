@@ -1,7 +1,7 @@
 // Host helpers shared by the GPU entry points of reduce, sort, indexing, matmul,
 // conv and nn: contiguous staging of strided operands, kernel names, and the
-// row-major GEMM every matmul and convolution goes through (cuBLAS where the
-// build has it, else the portable MATMUL kernel).
+// row-major GEMM every matmul and im2col convolution goes through (cuBLAS where
+// the build has it, else the portable MATMUL kernel).
 #pragma once
 
 #include <cstddef>
@@ -16,9 +16,6 @@ namespace wick::gpu {
 // The elements of `s` seen through `l` as one contiguous run: s's own memory when
 // `l` is contiguous, else a fresh copy held in `keep`.
 const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_ptr<GpuStorage>& keep);
-
-// Kernel name "{op}_{dtype}".
-std::string kname(std::string_view op, DType dt);
 
 // The device's wave size: the runtime's warpSize (32 on NVIDIA and RDNA, 64 on
 // CDNA), which every launch plan involving waves takes (launch_plan.h).
@@ -35,9 +32,11 @@ void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size
           const void* a, size_t lda, size_t stride_a, const void* b, size_t ldb, size_t stride_b, void* c,
           size_t ldc, size_t stride_c, size_t batch);
 
-// Whether f32 GEMMs may use TF32 (options().allow_tf32, read at each call; off by default).
+// Whether f32 GEMMs and convolutions may use TF32 (options().allow_tf32, read at each
+// call; off by default).
 bool allow_tf32();
-// Whether GEMMs go to the portable MATMUL kernel (options().portable_gemm, or no vendor BLAS).
+// Whether GEMMs go to the portable MATMUL kernel, and convolutions to im2col + that
+// kernel (options().portable_gemm, or no vendor BLAS).
 bool use_portable_gemm();
 
 }  // namespace wick::gpu

@@ -18,6 +18,9 @@ namespace wick::gpu {
 class GpuStorage final : public BackendStorage {
  public:
   GpuStorage(GpuDevice& dev, size_t n, DType dtype);  // uninitialised
+  // Over external device memory (BackendDevice::wrap): not the allocator's; deleter(ptr)
+  // at the end, after the device's stream has drained.
+  GpuStorage(GpuDevice& dev, void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter);
   ~GpuStorage() override;
   GpuStorage(const GpuStorage&) = delete;
   GpuStorage& operator=(const GpuStorage&) = delete;
@@ -26,6 +29,7 @@ class GpuStorage final : public BackendStorage {
   size_t elem_count() const override { return n_; }
   BackendDevice& backend_device() const override { return dev_; }
   void copy_to_host(void* dst, size_t offset, size_t count) const override;
+  void* base_ptr() const override { return ptr_; }
 
   GpuDevice& dev() const { return dev_; }
   void* raw() const { return ptr_; }
@@ -42,6 +46,8 @@ class GpuStorage final : public BackendStorage {
   void* ptr_ = nullptr;
   size_t n_ = 0;
   DType dtype_;
+  bool external_ = false;
+  std::function<void(void*)> deleter_;  // external memory only
 };
 
 std::shared_ptr<GpuStorage> gpu_alloc(GpuDevice& dev, size_t n, DType dtype);

@@ -27,9 +27,10 @@ namespace {
 constexpr std::array<std::string_view, kNumIndexOps> kIndexOpNames = {"index_select", "gather", "scatter",
                                                                       "scatter_add", "index_add"};
 
-std::string ikname(std::string_view op, DType ids, DType dt) {
-  return fmt::format("{}_{}_{}", op, dtype_name(ids), dtype_name(dt));
-}
+// Kernels "{op}_{ids dtype}_{dtype}".
+const DTypePairKernels kIsrKernels(Module::Indexing, "isr"), kIsKernels(Module::Indexing, "is"),
+    kGatherKernels(Module::Indexing, "gather"), kScatterKernels(Module::Indexing, "scatter"),
+    kScatterAddKernels(Module::Indexing, "scatter_add"), kIndexAddKernels(Module::Indexing, "index_add");
 
 }  // namespace
 
@@ -90,12 +91,11 @@ StoragePtr GpuStorage::index_select(const BackendStorage& ids_s, const Layout& l
     const size_t stretch = size_t(plan::indexing::kRowItemsPerThread) * block;
     const size_t gx = std::min<size_t>((row_items + stretch - 1) / stretch, 65535);
     const size_t gy = std::min<size_t>(rows, 65535);
-    dev_.launch(ikname("isr", ids.dtype(), dtype_), Module::Indexing, dim3(unsigned(gx), unsigned(gy)),
-                dim3(unsigned(block)), args);
+    dev_.launch(kIsrKernels(ids.dtype(), dtype_), dim3(unsigned(gx), unsigned(gy)), dim3(unsigned(block)),
+                args);
     return out;
   }
-  dev_.launch(ikname("is", ids.dtype(), dtype_), Module::Indexing, dim3(dev_.grid_for(items)),
-              dim3(dev_.block_size()), args);
+  dev_.launch(kIsKernels(ids.dtype(), dtype_), dim3(dev_.grid_for(items)), dim3(dev_.block_size()), args);
   return out;
 }
 
@@ -114,8 +114,7 @@ StoragePtr GpuStorage::gather(const Layout& l, const BackendStorage& ids_s, cons
   void* err = dev_.index_error_record();
   size_t right = bl.right;
   void* args[] = {&n, &src_dim, &ids_dim, &right, &idp, &src, &o, &err, &dim};
-  dev_.launch(ikname("gather", ids.dtype(), dtype_), Module::Indexing, dim3(dev_.grid_for(n)),
-              dim3(dev_.block_size()), args);
+  dev_.launch(kGatherKernels(ids.dtype(), dtype_), dim3(dev_.grid_for(n)), dim3(dev_.block_size()), args);
   return out;
 }
 
@@ -132,8 +131,8 @@ void GpuStorage::scatter(ScatterMode mode, const Layout& l, const BackendStorage
   void* err = dev_.index_error_record();
   size_t left = bl.left, right = bl.right;
   void* args[] = {&left, &dst_dim, &src_dim, &right, &idp, &src, &d, &err, &dim};
-  dev_.launch(ikname(mode == ScatterMode::Set ? "scatter" : "scatter_add", ids.dtype(), dtype_),
-              Module::Indexing, dim3(dev_.grid_for(left * right)), dim3(dev_.block_size()), args);
+  dev_.launch((mode == ScatterMode::Set ? kScatterKernels : kScatterAddKernels)(ids.dtype(), dtype_),
+              dim3(dev_.grid_for(left * right)), dim3(dev_.block_size()), args);
 }
 
 StoragePtr GpuStorage::index_add(const Layout& l, const BackendStorage& ids_s, const Layout& ids_l,
@@ -153,7 +152,7 @@ StoragePtr GpuStorage::index_add(const Layout& l, const BackendStorage& ids_s, c
   void* err = dev_.index_error_record();
   size_t left = bl.left, right = bl.right;
   void* args[] = {&left, &dst_dim, &n_ids, &right, &idp, &src, &o, &err, &dim};
-  dev_.launch(ikname("index_add", ids.dtype(), dtype_), Module::Indexing, dim3(dev_.grid_for(left * right)),
+  dev_.launch(kIndexAddKernels(ids.dtype(), dtype_), dim3(dev_.grid_for(left * right)),
               dim3(dev_.block_size()), args);
   return out;
 }

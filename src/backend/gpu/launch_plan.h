@@ -121,8 +121,63 @@ constexpr size_t threads_per_output(unsigned wave, size_t sms, Shape shape, size
 }
 }  // namespace reduce
 
+// cumsum along the last dim (kernels/reduce.cu: scan_rows), in blocks of
+// reduce::kBlock threads: each lane scans kItemsPerLane items (16-byte vectors, or
+// elements where the rows are not whole aligned vectors) per chunk of a row.
+namespace scan {
+inline constexpr int kItemsPerLane = 4;
+// Threads a row of `len` elements of `elem_bytes` bytes takes, with `rows` rows on
+// `sms` multiprocessors: the lanes one chunk of vectors covering the row needs,
+// rounded up to a power of two, while a wave holds them (several rows a wave);
+// longer rows a wave each when rows are many (at least 64 a multiprocessor, the
+// contiguous reductions' rule), else the whole block.
+constexpr size_t threads_per_row(unsigned wave, size_t sms, size_t elem_bytes, size_t len, size_t rows) {
+  const size_t per_lane = size_t(kItemsPerLane) * (kVectorBytes / elem_bytes);
+  const size_t lanes = (len + per_lane - 1) / per_lane;
+  if (lanes <= wave) {
+    size_t p = 1;
+    while (p < lanes) p <<= 1;
+    return p;
+  }
+  return rows >= 64 * (sms ? sms : 1) ? wave : reduce::kBlock;
+}
+}  // namespace scan
+
 static_assert(kMaxBlock % kWideWave == 0 && reduce::kBlock % kWideWave == 0 &&
                   gemm::kThreads % kWideWave == 0 && transpose::kTile * transpose::kRows % kWideWave == 0,
               "fixed blocks are whole waves of 32 and of 64 lanes");
+
+// Attention (kernels/attention.cu). Flash decoding: a block of kThreads serves up to
+// kGroup query heads of one key/value head and one query position over a range of keys
+// (a split); its lanes form teams (a power of two of lanes, within a wave), one key row
+// a team at a time, kKeysPerStep keys a step (their K and V loads in flight together).
+// Splits are sized so that the grid holds about kBlocksPerSm blocks a multiprocessor,
+// at least kMinStepsPerSplit steps of the whole block each; several splits are combined
+// by a second kernel.
+namespace attention {
+inline constexpr int kThreads = 128, kGroup = 4, kKeysPerStep = 4;
+// Elements of a row a lane owns: 4 (8 bytes of a 16-bit cache, 16 of f32), 2 of f64.
+// Four, not a 16-byte vector of eight 16-bit elements: the q and accumulator registers
+// of kGroup heads then stay within what a block of kThreads keeps without spilling.
+inline constexpr size_t chunk(size_t elem_bytes) { return elem_bytes >= 8 ? 2 : 4; }
+// Resident decode blocks a multiprocessor the kernels are compiled for (at most 128
+// registers a thread on sm_90: an f16 cache needs no more without spilling).
+inline constexpr int kMinBlocks = 4;
+inline constexpr size_t kBlocksPerSm = 4, kMinStepsPerSplit = 2;
+// Query positions (T) up to which the decode kernels serve; more take the GEMM path
+// (scores through the device GEMM, a masked softmax, a second GEMM).
+inline constexpr size_t kMaxDecodeQueries = 8;
+// Threads of a masked-softmax block (one block a row of scores).
+inline constexpr int kSoftmaxThreads = 256;
+// Threads of a block of the split combine (one block an output row of dv values): dv
+// rounded up to a power of two, whole waves of either size, at most 256.
+constexpr unsigned combine_block(size_t dv) {
+  size_t b = kWideWave;
+  while (b < dv && b < 256) b <<= 1;
+  return unsigned(b);
+}
+static_assert(kThreads % kWideWave == 0 && kSoftmaxThreads % kWideWave == 0,
+              "attention blocks are whole waves of 32 and of 64 lanes");
+}  // namespace attention
 
 }  // namespace wick::gpu::plan

@@ -132,8 +132,8 @@ void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size
   if ((m + kTileM - 1) / kTileM > 65535)
     throw_error(ErrorKind::InvalidArgument, "matmul",
                 fmt::format("portable GEMM: {} rows exceed the grid", m));
-  dev.launch(fmt::format("gemm_{}_{}", dtype_name(dt), dtype_name(c_dt)), Module::Matmul, grid,
-             dim3(plan::gemm::kThreads), args);
+  static const DTypePairKernels kernels(Module::Matmul, "gemm");
+  dev.launch(kernels(dt, c_dt), grid, dim3(plan::gemm::kThreads), args);
 }
 
 namespace {

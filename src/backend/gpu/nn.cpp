@@ -1,5 +1,6 @@
 // Entry points of the fused nn ops (kernels/nn.cu): softmax / log-softmax over the
-// last dim, rms_norm, layer_norm (one block per row), rope in its three layouts.
+// last dim, rms_norm, add_rms_norm, layer_norm (one block per row), rope in its three
+// layouts.
 //
 // Row block size: plan::nn::row_block (whole waves, 8 columns a thread up to
 // plan::kMaxBlock threads); every row of up to kMaxBlock * plan::nn::kRowCache
@@ -35,8 +36,8 @@ StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &y};
-  dev_.launch(kname(log ? "log_softmax" : "softmax", dtype_), Module::Nn, dim3(row_grid(rows)),
-              dim3(row_block(dev_, cols)), args);
+  static const DTypeKernels softmax(Module::Nn, "softmax"), log_softmax(Module::Nn, "log_softmax");
+  dev_.launch((log ? log_softmax : softmax)[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
 
@@ -51,8 +52,27 @@ StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &a, &y, &eps};
-  dev_.launch(kname("rms_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
+  static const DTypeKernels k(Module::Nn, "rms_norm");
+  dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
+}
+
+StoragePair GpuStorage::add_rms_norm(const Layout& l, const BackendStorage& r_s, const Layout& r_l,
+                                     const BackendStorage* alpha, const Layout* alpha_l, float eps) const {
+  check_float(dtype_, "add_rms_norm");
+  size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
+  auto sum = gpu_alloc(dev_, n, dtype_), out = gpu_alloc(dev_, n, dtype_);
+  if (n == 0) return {sum, out};
+  std::shared_ptr<GpuStorage> keep;
+  const void* a = alpha ? contiguous_data(of(*alpha), *alpha_l, keep) : nullptr;
+  const void* x = at(l.start_offset());
+  const void* r = of(r_s).at(r_l.start_offset());
+  void* sp = sum->raw();
+  void* y = out->raw();
+  void* args[] = {&rows, &cols, &x, &r, &a, &sp, &y, &eps};
+  static const DTypeKernels k(Module::Nn, "add_rms_norm");
+  dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
+  return {sum, out};
 }
 
 StoragePtr GpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, const Layout* alpha_l,
@@ -67,8 +87,8 @@ StoragePtr GpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, 
   const void* x = at(l.start_offset());
   void* y = out->raw();
   void* args[] = {&rows, &cols, &x, &a, &b, &y, &eps};
-  dev_.launch(kname("layer_norm", dtype_), Module::Nn, dim3(row_grid(rows)), dim3(row_block(dev_, cols)),
-              args);
+  static const DTypeKernels k(Module::Nn, "layer_norm");
+  dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
   return out;
 }
 
@@ -89,7 +109,8 @@ StoragePtr GpuStorage::rope(RopeKind kind, const Layout& l, const BackendStorage
   void* y = out->raw();
   size_t k = kind == RopeKind::HalfSplit ? 0 : kind == RopeKind::Interleaved ? 1 : 2;
   void* args[] = {&k, &n, &h, &t, &dd, &batch_stride, &x, &c, &s, &y};
-  dev_.launch(kname("rope", dtype_), Module::Nn, dim3(dev_.grid_for(n / 2)), dim3(dev_.block_size()), args);
+  static const DTypeKernels kernels(Module::Nn, "rope");
+  dev_.launch(kernels[dtype_], dim3(dev_.grid_for(n / 2)), dim3(dev_.block_size()), args);
   return out;
 }
 

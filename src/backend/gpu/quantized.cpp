@@ -65,8 +65,15 @@ std::shared_ptr<GpuStorage> dequantize_to(GpuDevice& dev, GgmlType t, const void
   void* args[] = {&n, const_cast<void**>(&src), &o};
   // 16 outputs per thread for the types with a dequantize16 kernel, else 8
   const size_t items = qplan::dequantize_by16(int(t)) ? n / 16 : (n + 7) / 8;
-  dev.launch(fmt::format("dequantize_{}_{}", ggml_type_name(t), dtype_name(dt)), Module::QuantizedDequantize,
-             dim3(dev.grid_for(items)), dim3(dev.block_size()), args);
+  static const auto kernels = [] {
+    std::array<std::array<Kernel, kNumDTypes>, 32> k;
+    for (GgmlType g : kAllGgmlTypes)
+      for (DType d : kAllDTypes)
+        k[size_t(g)][size_t(d)] = Kernel(Module::QuantizedDequantize,
+                                         fmt::format("dequantize_{}_{}", ggml_type_name(g), dtype_name(d)));
+    return k;
+  }();
+  dev.launch(kernels[size_t(t)][size_t(dt)], dim3(dev.grid_for(items)), dim3(dev.block_size()), args);
   return out;
 }
 
@@ -77,30 +84,32 @@ const void* x_data(const GpuStorage& xs, const Layout& x_l, std::shared_ptr<Back
   return GpuStorage::of(*keep).raw();
 }
 
-// Kernel names, formatted once: name_table(prefix)[type id][b] = "{prefix}_{type}_b{b}".
-using NameTable = std::array<std::array<std::string, kQMatVecMaxBatch + 1>, 32>;
-NameTable make_names(std::string_view prefix) {
-  NameTable t;
+// Kernels registered once: kernel_table(prefix)[type id][b] = "{prefix}_{type}_b{b}".
+using KernelTable = std::array<std::array<Kernel, kQMatVecMaxBatch + 1>, 32>;
+KernelTable make_kernels(Module m, std::string_view prefix) {
+  KernelTable t;
   for (GgmlType g : kAllGgmlTypes)
     for (size_t b = 1; b <= kQMatVecMaxBatch; ++b)
-      t[size_t(g)][b] = fmt::format("{}_{}_b{}", prefix, ggml_type_name(g), b);
+      t[size_t(g)][b] = Kernel(m, fmt::format("{}_{}_b{}", prefix, ggml_type_name(g), b));
   return t;
 }
-const std::string& mmvq_name(GgmlType t, size_t b, bool split) {
-  static const NameTable generic = make_names("mmvq"), split_names = make_names("mmvqs");
-  return (split ? split_names : generic)[size_t(t)][b];
+const Kernel& mmvq_kernel(GgmlType t, size_t b, bool split) {
+  static const KernelTable generic = make_kernels(Module::QuantizedMmvq, "mmvq"),
+                           split_kernels = make_kernels(Module::QuantizedMmvqs, "mmvqs");
+  return (split ? split_kernels : generic)[size_t(t)][b];
 }
 
-const std::string& quantize_split_name(int perm, DType xd) {
-  static const auto names = [] {
-    std::array<std::array<std::string, 3>, qplan::kSplitPerms> n;
+const Kernel& quantize_split_kernel(int perm, DType xd) {
+  static const auto kernels = [] {
+    std::array<std::array<Kernel, 3>, qplan::kSplitPerms> n;
     const DType dts[] = {DType::F32, DType::F16, DType::BF16};
     for (int p = 0; p < qplan::kSplitPerms; ++p)
       for (int d = 0; d < 3; ++d)
-        n[size_t(p)][size_t(d)] = fmt::format("quantize_q8_1s_p{}_{}", p, dtype_name(dts[d]));
+        n[size_t(p)][size_t(d)] =
+            Kernel(Module::QuantizedMmvqs, fmt::format("quantize_q8_1s_p{}_{}", p, dtype_name(dts[d])));
     return n;
   }();
-  return names[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
+  return kernels[size_t(perm)][xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2];
 }
 
 bool use_split_kernel(GgmlType t, const uint8_t* w) {
@@ -134,12 +143,13 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
 
 std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
                                         const void* x, DType xd, size_t k_pad, const qplan::WideLaunch& p) {
-  static const auto names = [] {
-    std::array<std::array<std::string, 3>, 32> nm;
+  static const auto kernels = [] {
+    std::array<std::array<Kernel, 3>, 32> nm;
     const DType dts[] = {DType::F32, DType::F16, DType::BF16};
     for (GgmlType g : kAllGgmlTypes)
       for (size_t d = 0; d < 3 && qplan::wide_shape(int(g)).round_cols > 0; ++d)
-        nm[size_t(g)][d] = fmt::format("mmvqw_{}_{}", ggml_type_name(g), dtype_name(dts[d]));
+        nm[size_t(g)][d] =
+            Kernel(Module::QuantizedMmvqw, fmt::format("mmvqw_{}_{}", ggml_type_name(g), dtype_name(dts[d])));
     return nm;
   }();
   auto out = gpu_alloc(dev, n, DType::F32);
@@ -152,8 +162,7 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   // while the previous kernel ends. Sound because a QTensor's bytes are written only by
   // copies, never by a kernel.
   const bool dependent = arch_major(dev) >= 9;
-  dev.launch(names[size_t(t)][d], Module::QuantizedMmvqw, dim3(p.blocks), dim3(p.threads), args, p.shmem,
-             dependent);
+  dev.launch(kernels[size_t(t)][d], dim3(p.blocks), dim3(p.threads), args, p.shmem, dependent);
   return out;
 }
 
@@ -166,8 +175,8 @@ std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8
   uint32_t* ds = reinterpret_cast<uint32_t*>(qs + m * k_pad);  // m * k_pad: a multiple of 512
   {
     void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &qs, &ds};
-    dev.launch(quantize_split_name(qplan::split_perm(int(t)), xd), Module::QuantizedMmvqs,
-               dim3(dev.grid_for(m * k_pad)), dim3(kQuantBlock), args);
+    dev.launch(quantize_split_kernel(qplan::split_perm(int(t)), xd), dim3(dev.grid_for(m * k_pad)),
+               dim3(kQuantBlock), args);
   }
   auto out = gpu_alloc(dev, m * n, DType::F32);
   int ni = int(n), ki = int(k);
@@ -182,7 +191,7 @@ std::shared_ptr<GpuStorage> matvec_split(GpuDevice& dev, GgmlType t, const uint8
     void* args[] = {
         &ni,    &ki, const_cast<uint8_t**>(&w), &w_row, const_cast<int8_t**>(&q), const_cast<uint32_t**>(&d),
         &k_pad, &o};
-    dev.launch(mmvq_name(t, b, true), Module::QuantizedMmvqs, grid, dim3(kQuantBlock), args);
+    dev.launch(mmvq_kernel(t, b, true), grid, dim3(kQuantBlock), args);
   }
   return out;
 }
@@ -206,8 +215,8 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
     {
       uint8_t* a = static_cast<uint8_t*>(act.get());
       void* args[] = {&m, &k, &k_pad, const_cast<void**>(&x), &a};
-      dev.launch(kname("quantize_q8_1", xd), Module::QuantizedMmvq, dim3(dev.grid_for(m * k_pad)),
-                 dim3(kQuantBlock), args);
+      static const DTypeKernels quantize(Module::QuantizedMmvq, "quantize_q8_1");
+      dev.launch(quantize[xd], dim3(dev.grid_for(m * k_pad)), dim3(kQuantBlock), args);
     }
     out = gpu_alloc(dev, m * n, DType::F32);
     int ni = int(n), ki = int(k), rt = int(qplan::mmvq_row_threads(wave_size(dev)));
@@ -220,7 +229,7 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
       size_t a_row = act_row;
       void* args[] = {&ni,    &ki, &rt, const_cast<uint8_t**>(&w), &w_row, const_cast<uint8_t**>(&a),
                       &a_row, &o};
-      dev.launch(mmvq_name(t, b, false), Module::QuantizedMmvq, grid, dim3(kQuantBlock), args);
+      dev.launch(mmvq_kernel(t, b, false), grid, dim3(kQuantBlock), args);
     }
   }
   if (xs.dtype() == DType::F32) return out;

@@ -1,5 +1,6 @@
 // Entry points of the REDUCE family: sum / min / max / argmin / argmax over any
-// set of dims, and cumsum (kernels/reduce.cu).
+// set of dims, and cumsum (kernels/reduce.cu; along the last dim a part of a wave, a
+// wave or a block scans each row in coalesced chunks: plan::scan::threads_per_row).
 //
 // The input's kept dims and reduced dims are collapsed separately; each output
 // reduces its reduced positions with `tpr` cooperating threads
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "backend/gpu/gpu_ops.h"
 
@@ -56,8 +59,12 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
   void* args[] = {&n_out, &e, &nk, &nr, &info_ptr, &x, &o, &tpr};
   const size_t rpb = plan::reduce::kBlock / tpr;
   const size_t blocks = std::min<size_t>((n_out + rpb - 1) / rpb, size_t(1) << 20);
-  dev_.launch(kname(reduce_op_name(op), dtype_), Module::Reduce, dim3(unsigned(blocks)),
-              dim3(plan::reduce::kBlock), args);
+  static const auto kernels = [] {
+    std::array<std::optional<DTypeKernels>, kNumReduceOps> k;
+    for (size_t o = 0; o < kNumReduceOps; ++o) k[o].emplace(Module::Reduce, kReduceOpNames[o]);
+    return k;
+  }();
+  dev_.launch((*kernels[size_t(op)])[dtype_], dim3(unsigned(blocks)), dim3(plan::reduce::kBlock), args);
   return out;
 }
 
@@ -72,11 +79,18 @@ StoragePtr GpuStorage::cumsum(const Layout& l, size_t dim) const {
   for (size_t k = 0; k < dim; ++k) outer *= d[k];
   for (size_t k = dim + 1; k < d.size(); ++k) inner *= d[k];
   void* o = out->raw();
-  void* args[] = {&outer, &len, &inner, &x, &o};
-  const unsigned block = 256;
-  const size_t blocks = inner > 1 ? (outer * inner + block - 1) / block : outer;
-  dev_.launch(kname("cumsum", dtype_), Module::Reduce,
-              dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(block), args);
+  // Along the last dim: plan::scan::threads_per_row threads a row.
+  size_t tpr = inner == 1 ? plan::scan::threads_per_row(wave_size(dev_),
+                                                        size_t(std::max(dev_.props().multiprocessors, 0)),
+                                                        dtype_size(dtype_), len, outer)
+                          : 1;
+  constexpr size_t block = plan::reduce::kBlock;
+  void* args[] = {&outer, &len, &inner, &x, &o, &tpr};
+  const size_t blocks =
+      inner > 1 ? (outer * inner + block - 1) / block : (outer + block / tpr - 1) / (block / tpr);
+  static const DTypeKernels cumsum(Module::Reduce, "cumsum");
+  dev_.launch(cumsum[dtype_], dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(unsigned(block)),
+              args);
   return out;
 }
 

@@ -35,20 +35,22 @@ StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
     while ((size_t(1) << log_p) < P) ++log_p;
     void* o = out->raw();
     void* args[] = {&rows, &n, &log_p, &asc, &x, &o};
-    dev_.launch(kname("argsort_reg", dtype_), Module::Sort,
-                dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))), dim3(unsigned(P / kRegItems)), args,
-                (P + P / kRegItems) * sizeof(uint64_t));
+    static const DTypeKernels reg(Module::Sort, "argsort_reg");
+    dev_.launch(reg[dtype_], dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))),
+                dim3(unsigned(P / kRegItems)), args, (P + P / kRegItems) * sizeof(uint64_t));
     return out;
   }
-  const std::string local = kname("argsort_local", dtype_);
+  static const DTypeKernels locals(Module::Sort, "argsort_local"), inits(Module::Sort, "argsort_init");
+  static const Kernel step64(Module::Sort, "argsort_step_k64"), step32(Module::Sort, "argsort_step_k32"),
+      finish(Module::Sort, "argsort_finish");
+  const Kernel& local = locals[dtype_];
   if (P == L) {
     void* keys = nullptr;
     void* idx = nullptr;
     void* o = out->raw();
     size_t k_start = 2, k_end = P;
     void* args[] = {&rows, &n, &P, &L, &k_start, &k_end, &asc, &x, &keys, &idx, &o};
-    dev_.launch(local, Module::Sort, dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))), dim3(threads),
-                args, shmem);
+    dev_.launch(local, dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))), dim3(threads), args, shmem);
     return out;
   }
   DeviceBuffer keys_buf(dev_, rows * P * ksize), idx_buf(dev_, rows * P * 4);
@@ -56,28 +58,27 @@ StoragePtr GpuStorage::argsort(const Layout& l, bool ascending) const {
   void* idx = idx_buf.get();
   {
     void* args[] = {&rows, &n, &P, &asc, &x, &keys, &idx};
-    dev_.launch(kname("argsort_init", dtype_), Module::Sort, dim3(dev_.grid_for(rows * P)),
-                dim3(dev_.block_size()), args);
+    dev_.launch(inits[dtype_], dim3(dev_.grid_for(rows * P)), dim3(dev_.block_size()), args);
   }
   const void* no_x = nullptr;
   void* no_out = nullptr;
   const unsigned local_grid = unsigned(std::min<size_t>(rows * (P / L), size_t(1) << 20));
   auto run_local = [&](size_t k_start, size_t k_end) {
     void* args[] = {&rows, &n, &P, &L, &k_start, &k_end, &asc, &no_x, &keys, &idx, &no_out};
-    dev_.launch(local, Module::Sort, dim3(local_grid), dim3(threads), args, shmem);
+    dev_.launch(local, dim3(local_grid), dim3(threads), args, shmem);
   };
   run_local(2, L);
-  const std::string step = ksize == 8 ? "argsort_step_k64" : "argsort_step_k32";
+  const Kernel& step = ksize == 8 ? step64 : step32;
   for (size_t k = 2 * L; k <= P; k <<= 1) {
     for (size_t j = k / 2; j >= L; j >>= 1) {
       void* args[] = {&rows, &P, &k, &j, &keys, &idx};
-      dev_.launch(step, Module::Sort, dim3(dev_.grid_for(rows * P / 2)), dim3(dev_.block_size()), args);
+      dev_.launch(step, dim3(dev_.grid_for(rows * P / 2)), dim3(dev_.block_size()), args);
     }
     run_local(k, k);
   }
   void* o = out->raw();
   void* args[] = {&rows, &n, &P, &idx, &o};
-  dev_.launch("argsort_finish", Module::Sort, dim3(dev_.grid_for(total)), dim3(dev_.block_size()), args);
+  dev_.launch(finish, dim3(dev_.grid_for(total)), dim3(dev_.block_size()), args);
   return out;
 }
 

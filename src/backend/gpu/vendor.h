@@ -3,13 +3,15 @@
 // build with nvcc / a host compiler against cudart (libwick-cuda.so) and with hipcc / a host compiler against
 // libamdhip64 (libwick-rocm.so, -D WICK_VENDOR_HIP).
 //
-// Four parts:
+// Five parts:
 //   1. device side (nvcc / hipcc only): wave size, shuffles, int8 dot products,
 //      half conversions, read-only loads, funnel shifts, the wave's barrier;
 //   2. host runtime: memory, streams, events, module (code object) loading, launch;
 //   3. WICK_GPU_CHECK: every runtime call goes through it and becomes a wick::Error
 //      naming the call, the file, the line and the vendor's error string;
-//   4. BLAS (cuBLAS; Debian's ROCm has no rocBLAS).
+//   4. BLAS (cuBLAS; Debian's ROCm has no rocBLAS);
+//   5. DNN (cuDNN, loaded at run time where the build saw its header; Debian's ROCm
+//      has no MIOpen).
 // vendor_async.cuh beside it maps the asynchronous copies and the inline PTX that go
 // with them (cp.async, bulk copies, mbarriers, dependent launches).
 #pragma once
@@ -301,5 +303,107 @@ namespace wick::gpu {
     gpublasStatus_t wick_blas_st_ = (call);                                    \
     if (wick_blas_st_ != GPUBLAS_STATUS_SUCCESS)                               \
       ::wick::gpu::throw_blas_error(wick_blas_st_, #call, __FILE__, __LINE__); \
+  } while (0)
+#endif
+
+// ---- 5. DNN (host code of a CUDA build that found cuDNN's header: WICK_HAVE_CUDNN,
+// from cmake/gpu.cmake's WICK_CUDNN; Debian's ROCm has no MIOpen, so the ROCm build
+// defines no WICK_GPU_DNN and convolutions take the im2col path) ----
+#if !defined(WICK_VENDOR_HIP) && !defined(__CUDACC__) && defined(WICK_HAVE_CUDNN)
+#include <cudnn.h>
+#define WICK_GPU_DNN 1
+using gpudnnHandle_t = cudnnHandle_t;
+using gpudnnStatus_t = cudnnStatus_t;
+using gpudnnTensorDescriptor_t = cudnnTensorDescriptor_t;
+using gpudnnFilterDescriptor_t = cudnnFilterDescriptor_t;
+using gpudnnConvolutionDescriptor_t = cudnnConvolutionDescriptor_t;
+using gpudnnDataType_t = cudnnDataType_t;
+using gpudnnMathType_t = cudnnMathType_t;
+using gpudnnConvolutionFwdAlgo_t = cudnnConvolutionFwdAlgo_t;
+using gpudnnConvolutionBwdDataAlgo_t = cudnnConvolutionBwdDataAlgo_t;
+using gpudnnConvolutionFwdAlgoPerf_t = cudnnConvolutionFwdAlgoPerf_t;
+using gpudnnConvolutionBwdDataAlgoPerf_t = cudnnConvolutionBwdDataAlgoPerf_t;
+inline constexpr gpudnnStatus_t GPUDNN_STATUS_SUCCESS = CUDNN_STATUS_SUCCESS;
+inline constexpr gpudnnDataType_t GPUDNN_DATA_HALF = CUDNN_DATA_HALF,
+                                  GPUDNN_DATA_BFLOAT16 = CUDNN_DATA_BFLOAT16,
+                                  GPUDNN_DATA_FLOAT = CUDNN_DATA_FLOAT,
+                                  GPUDNN_DATA_DOUBLE = CUDNN_DATA_DOUBLE;
+inline constexpr gpudnnMathType_t GPUDNN_DEFAULT_MATH = CUDNN_DEFAULT_MATH,
+                                  GPUDNN_TENSOR_OP_MATH = CUDNN_TENSOR_OP_MATH,
+                                  GPUDNN_FMA_MATH = CUDNN_FMA_MATH;
+// The algorithms that compute each output as one sum of products (GEMM-like).
+inline constexpr gpudnnConvolutionFwdAlgo_t GPUDNN_FWD_GEMM_ALGOS[] = {
+    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+    CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT};
+inline constexpr gpudnnConvolutionBwdDataAlgo_t GPUDNN_BWD_DATA_GEMM_ALGOS[] = {
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1};
+inline constexpr int GPUDNN_FWD_ALGO_COUNT = CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                     GPUDNN_BWD_DATA_ALGO_COUNT = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+#define GPUDNN_CROSS_CORRELATION CUDNN_CROSS_CORRELATION
+#define GPUDNN_TENSOR_NCHW CUDNN_TENSOR_NCHW
+// cuDNN's entry points, resolved at run time from libcudnn.so.9 (the loader's
+// path first, then the library the build found), so that libwick-cuda.so loads
+// on a machine without cuDNN and its convolutions take the im2col path there.
+#define WICK_GPUDNN_FUNCS(X)                                                                                 \
+  X(GetVersion)                                                                                              \
+  X(Create) X(SetStream) X(GetErrorString) X(CreateTensorDescriptor) X(DestroyTensorDescriptor)              \
+      X(SetTensor4dDescriptor) X(CreateFilterDescriptor) X(DestroyFilterDescriptor) X(SetFilter4dDescriptor) \
+          X(CreateConvolutionDescriptor) X(DestroyConvolutionDescriptor) X(SetConvolution2dDescriptor)       \
+              X(SetConvolutionGroupCount) X(SetConvolutionMathType) X(GetConvolutionForwardWorkspaceSize)    \
+                  X(FindConvolutionForwardAlgorithmEx) X(ConvolutionForward)                                 \
+                      X(GetConvolutionBackwardDataWorkspaceSize) X(FindConvolutionBackwardDataAlgorithmEx)   \
+                          X(ConvolutionBackwardData)
+namespace wick::gpu {
+struct DnnApi {
+#define WICK_GPUDNN_FIELD(name) decltype(&cudnn##name) name = nullptr;
+  WICK_GPUDNN_FUNCS(WICK_GPUDNN_FIELD)
+#undef WICK_GPUDNN_FIELD
+};
+// The entry points, loaded on the first call (thread-safe); null when no
+// libcudnn.so.9 of the header's major version loads or one lacks an entry point.
+const DnnApi* dnn_api();
+}  // namespace wick::gpu
+#define gpudnnCreate ::wick::gpu::dnn_api()->Create
+#define gpudnnSetStream ::wick::gpu::dnn_api()->SetStream
+#define gpudnnGetErrorString ::wick::gpu::dnn_api()->GetErrorString
+#define gpudnnCreateTensorDescriptor ::wick::gpu::dnn_api()->CreateTensorDescriptor
+#define gpudnnDestroyTensorDescriptor ::wick::gpu::dnn_api()->DestroyTensorDescriptor
+#define gpudnnSetTensor4dDescriptor ::wick::gpu::dnn_api()->SetTensor4dDescriptor
+#define gpudnnCreateFilterDescriptor ::wick::gpu::dnn_api()->CreateFilterDescriptor
+#define gpudnnDestroyFilterDescriptor ::wick::gpu::dnn_api()->DestroyFilterDescriptor
+#define gpudnnSetFilter4dDescriptor ::wick::gpu::dnn_api()->SetFilter4dDescriptor
+#define gpudnnCreateConvolutionDescriptor ::wick::gpu::dnn_api()->CreateConvolutionDescriptor
+#define gpudnnDestroyConvolutionDescriptor ::wick::gpu::dnn_api()->DestroyConvolutionDescriptor
+#define gpudnnSetConvolution2dDescriptor ::wick::gpu::dnn_api()->SetConvolution2dDescriptor
+#define gpudnnSetConvolutionGroupCount ::wick::gpu::dnn_api()->SetConvolutionGroupCount
+#define gpudnnSetConvolutionMathType ::wick::gpu::dnn_api()->SetConvolutionMathType
+#define gpudnnGetConvolutionForwardWorkspaceSize ::wick::gpu::dnn_api()->GetConvolutionForwardWorkspaceSize
+#define gpudnnFindConvolutionForwardAlgorithmEx ::wick::gpu::dnn_api()->FindConvolutionForwardAlgorithmEx
+#define gpudnnConvolutionForward ::wick::gpu::dnn_api()->ConvolutionForward
+#define gpudnnGetConvolutionBackwardDataWorkspaceSize \
+  ::wick::gpu::dnn_api()->GetConvolutionBackwardDataWorkspaceSize
+#define gpudnnFindConvolutionBackwardDataAlgorithmEx \
+  ::wick::gpu::dnn_api()->FindConvolutionBackwardDataAlgorithmEx
+#define gpudnnConvolutionBackwardData ::wick::gpu::dnn_api()->ConvolutionBackwardData
+// The library's version number (major * 10000 + minor * 100 + patch), and the
+// major version of the header the build saw.
+#define gpudnnGetVersion ::wick::gpu::dnn_api()->GetVersion
+inline constexpr int GPUDNN_HEADER_MAJOR = CUDNN_MAJOR;
+// Whether a status says that cuDNN does not take the case (its shape, data type,
+// layout or padding), rather than that a call failed.
+inline bool gpudnn_case_unsupported(gpudnnStatus_t st) {
+  return st == CUDNN_STATUS_NOT_SUPPORTED || st == CUDNN_STATUS_NOT_SUPPORTED_SHAPE ||
+         st == CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE || st == CUDNN_STATUS_NOT_SUPPORTED_LAYOUT ||
+         st == CUDNN_STATUS_NOT_SUPPORTED_PADDING;
+}
+namespace wick::gpu {
+// Throws Error(GpuRuntime) "[gpu] <call> failed at file:line: <DNN status>".
+[[noreturn]] void throw_dnn_error(gpudnnStatus_t st, const char* call, const char* file, int line);
+}  // namespace wick::gpu
+#define WICK_GPU_DNN_CHECK(call)                                             \
+  do {                                                                       \
+    gpudnnStatus_t wick_dnn_st_ = (call);                                    \
+    if (wick_dnn_st_ != GPUDNN_STATUS_SUCCESS)                               \
+      ::wick::gpu::throw_dnn_error(wick_dnn_st_, #call, __FILE__, __LINE__); \
   } while (0)
 #endif

@@ -176,6 +176,21 @@ __device__ __forceinline__ bf16s from_c<bf16s>(float x) {
   return bf16s{f32_to_bf16(x)};
 }
 
+// Exact widening to f64 and one rounding back (the f64 paths: rope, rope_kv).
+__device__ __forceinline__ double to_d(f16s x) { return double(f16_to_f32(x.bits)); }
+__device__ __forceinline__ double to_d(bf16s x) { return double(bf16_to_f32(x.bits)); }
+__device__ __forceinline__ double to_d(float x) { return double(x); }
+__device__ __forceinline__ double to_d(double x) { return x; }
+template <class T>
+__device__ __forceinline__ T from_d(double d) {
+  if constexpr (std::is_same<T, f16s>::value)
+    return f16s{f64_to_small<5, 10>(d)};
+  else if constexpr (std::is_same<T, bf16s>::value)
+    return bf16s{f64_to_small<8, 7>(d)};
+  else
+    return T(d);
+}
+
 template <class T>
 inline constexpr bool is_half_v = false;
 template <>
@@ -249,10 +264,29 @@ struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
 
-// U vectors of one operand, loaded before any is used (bytes in flight).
-template <class T, int V, int U>
+// The bits of a vector as 32-bit words.
+template <int N>
+struct alignas(4 * N) Words {
+  uint32_t w[N];
+};
+
+// U vectors of one operand, loaded before any is used (bytes in flight). AsWords:
+// vectors of 1- and 2-byte elements are held as 32-bit words and split into
+// elements only where they are used (held as elements, each value takes a register
+// of its own from the load on).
+template <class T, int V, int U, bool AsWords>
 struct VecArr {
-  Vec<T, V> r[U];
+  using Slot = std::conditional_t<AsWords && sizeof(T) < 4 && sizeof(Vec<T, V>) % 4 == 0,
+                                  Words<int(sizeof(Vec<T, V>) / 4)>, Vec<T, V>>;
+  Slot r[U];
+  __device__ __forceinline__ void load(int u, const Vec<T, V>* p) {
+    r[u] = *reinterpret_cast<const Slot*>(p);
+  }
+  __device__ __forceinline__ Vec<T, V> get(int u) const {
+    Vec<T, V> v;
+    __builtin_memcpy(&v, &r[u], sizeof(v));
+    return v;
+  }
 };
 
 template <class... Ts>
@@ -284,19 +318,24 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
     if (aligned16(out) && (aligned16(in) && ...)) {
       const size_t nvec = n / V;
       constexpr int U = plan::elementwise::kVectorsPerThread;
+      // Words for one operand (unary, affine, cast): exp bf16 then takes 50
+      // registers instead of 58 and 10% fewer instructions. Kernels of several
+      // operands keep their elements, and so their register count and occupancy
+      // (where bf16 measured slower at a higher occupancy: docs/PERFORMANCE.md).
+      constexpr bool kWords = K == 1;
       for (size_t v0 = tid; v0 < nvec; v0 += size_t(U) * nthreads) {
-        std::tuple<VecArr<In, V, U>...> regs;
+        std::tuple<VecArr<In, V, U, kWords>...> regs;
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const size_t v = v0 + size_t(u) * nthreads;
-          if (v < nvec) ((std::get<Is>(regs).r[u] = reinterpret_cast<const Vec<In, V>*>(in)[v]), ...);
+          if (v < nvec) (std::get<Is>(regs).load(u, reinterpret_cast<const Vec<In, V>*>(in) + v), ...);
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const size_t v = v0 + size_t(u) * nthreads;
           if (v < nvec) {
             Vec<Out, V> o;
-            apply_vec<V>(o, op, std::get<Is>(regs).r[u]...);
+            apply_vec<V>(o, op, std::get<Is>(regs).get(u)...);
             reinterpret_cast<Vec<Out, V>*>(out)[v] = o;
           }
         }

@@ -1,5 +1,5 @@
 // NN family (fused ops, kept apart from REDUCE): softmax_{dtype},
-// log_softmax_{dtype}, rms_norm_{dtype}, layer_norm_{dtype} (one block per row
+// log_softmax_{dtype}, rms_norm_{dtype}, add_rms_norm_{dtype}, layer_norm_{dtype} (one block per row
 // of a contiguous [rows, cols] input) and rope_{dtype} / rope_i_{dtype} /
 // rope_thd_{dtype} (one thread per rotated pair). Float dtypes only.
 //
@@ -7,8 +7,10 @@
 // block so that this holds up to 16384 columns) the row stays in registers
 // between its reduction and its output pass; longer rows are read again from
 // global memory for every pass (softmax: one online max/sum pass, then the
-// output pass). (Kernels without the register cache, with few registers and
-// several blocks per SM, ran slower on the H200: docs/PERFORMANCE.md.)
+// output pass; layer_norm caches only rows it reads in 16-byte vectors). (Kernels
+// without the register cache, with few registers and several blocks per SM, ran
+// slower on the H200: docs/PERFORMANCE.md.) layer_norm combines each thread's
+// (count, mean, squared deviations) in one block reduction.
 // f16/bf16/f32 compute in f32, f64 in f64, with
 // the formulas of src/backend/cpu/nn.cpp. rope computes in f64 for every dtype
 // (as the CPU does), so its results match the CPU's bit for bit.
@@ -34,8 +36,6 @@ struct Add {
   }
 };
 
-__device__ __forceinline__ float exp_c(float x) { return expf(x); }
-__device__ __forceinline__ double exp_c(double x) { return exp(x); }
 // exp(d) for the cached softmax's d = x - max <= 0 (or NaN): expf (exp2f(d * log2 e)
 // was measured no faster once the block combine was cheap, and costs up to |d| *
 // 2^-24 relative error).
@@ -46,6 +46,9 @@ __device__ __forceinline__ double fmax_c(double a, double b) { return fmax(a, b)
 __device__ __forceinline__ float log_c(float x) { return logf(x); }
 __device__ __forceinline__ double log_c(double x) { return log(x); }
 __device__ __forceinline__ float sqrt_c(float x) { return sqrtf(x); }
+// a / b within 2 ulps for f32 (no slow path for special operands); f64 divides.
+__device__ __forceinline__ float div_approx(float a, float b) { return __fdividef(a, b); }
+__device__ __forceinline__ double div_approx(double a, double b) { return a / b; }
 __device__ __forceinline__ double sqrt_c(double x) { return sqrt(x); }
 
 // One row held by the block: slot s of thread t is element
@@ -58,10 +61,6 @@ struct RowCache {
   C v[kCache];
   bool vec;
 
-  __device__ __forceinline__ size_t index(int s) const {
-    return vec ? (threadIdx.x + size_t(s / V) * blockDim.x) * V + size_t(s % V)
-               : threadIdx.x + size_t(s) * blockDim.x;
-  }
   __device__ __forceinline__ void load(const T* p, size_t n, C fill) {
     if (vec) {
       const Vec<T, V>* pv = reinterpret_cast<const Vec<T, V>*>(p);
@@ -110,6 +109,41 @@ struct RowCache {
       }
     }
   }
+  // Vector path only: q = (v - mean) * rstd, times alpha, plus beta (n values
+  // each, or null, 16-byte aligned) for every slot inside the row.
+  __device__ __forceinline__ void store_norm(T* q, size_t n, const T* alpha, const T* beta, C mean,
+                                             C rstd) const {
+    const Vec<T, V>*pa = reinterpret_cast<const Vec<T, V>*>(alpha),
+                 *pb = reinterpret_cast<const Vec<T, V>*>(beta);
+    Vec<T, V>* qv = reinterpret_cast<Vec<T, V>*>(q);
+    const size_t nv = n / V;
+#pragma unroll
+    for (int k = 0; k < kCache / V; ++k) {
+      const size_t vi = threadIdx.x + size_t(k) * blockDim.x;
+      if (vi < nv) {
+        Vec<T, V> a{}, b{}, w;
+        if (alpha) a = pa[vi];
+        if (beta) b = pb[vi];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          C o = (v[k * V + j] - mean) * rstd;
+          if (alpha) o *= to_c(a.v[j]);
+          if (beta) o += to_c(b.v[j]);
+          w.v[j] = from_c<T>(o);
+        }
+        qv[vi] = w;
+      }
+    }
+  }
+  // Vector path only: how many of this thread's slots lie inside a row of n (<=
+  // kCache * blockDim) elements; the inside slots are the first ones.
+  __device__ __forceinline__ int inside(size_t n) const {
+    const uint32_t nv = uint32_t(n) / V;
+    int c = 0;
+#pragma unroll
+    for (int k = 0; k < kCache / V; ++k) c += threadIdx.x + uint32_t(k) * blockDim.x < nv ? V : 0;
+    return c;
+  }
   template <class Op>
   __device__ __forceinline__ C fold(C init, const Op& op) const {
     C a = init;
@@ -138,25 +172,19 @@ __device__ __forceinline__ compute_t<T> fold_global(const T* p, size_t n, comput
   return a;
 }
 
-// (max, sum of exp(x - max)) of a row part, combined across threads; NaN anywhere
-// makes max NaN. An empty part is (-inf, 0).
+// Count, mean and sum of squared deviations from the mean of a row part; parts
+// combine by Chan et al.'s pairwise update (an empty part adds nothing).
 template <class C>
-struct MaxSum {
-  C m, s;
+struct MeanM2 {
+  C n, mean, m2;
 };
 template <class C>
-struct MaxSumOp {
-  // One exp a combine: the part with the smaller max is scaled to the larger.
-  __device__ __forceinline__ MaxSum<C> operator()(MaxSum<C> a, MaxSum<C> b) const {
-    if (a.m != a.m) return a;
-    if (b.m != b.m) return b;
-    if (b.m > a.m) {
-      const MaxSum<C> t = a;
-      a = b;
-      b = t;
-    }
-    // a.m >= b.m; b.s == 0 (an empty part, or -inf maxima) adds nothing.
-    return MaxSum<C>{a.m, b.s == C(0) ? a.s : a.s + b.s * exp_c(b.m - a.m)};
+struct MeanM2Op {
+  __device__ __forceinline__ MeanM2<C> operator()(MeanM2<C> a, MeanM2<C> b) const {
+    if (b.n == C(0)) return a;
+    if (a.n == C(0)) return b;
+    const C n = a.n + b.n, d = b.mean - a.mean, f = div_approx(b.n, n);
+    return MeanM2<C>{n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
   }
 };
 
@@ -295,6 +323,48 @@ __device__ void rms_norm_rows(size_t rows, size_t n, const T* x, const T* alpha,
   }
 }
 
+// sum = x + r (rounded to T, as add), y = rms_norm(sum) * alpha: rms_norm_rows over the
+// rounded sum, which is also written out.
+template <class T>
+__device__ void add_rms_norm_rows(size_t rows, size_t n, const T* x, const T* r, const T* alpha, T* sum, T* y,
+                                  float eps) {
+  using C = compute_t<T>;
+  const auto round = [](C v) { return to_c(from_c<T>(v)); };
+  for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* p = x + row * n;
+    const T* pr = r + row * n;
+    T* ps = sum + row * n;
+    T* q = y + row * n;
+    if (cacheable<T>(n)) {
+      RowCache<T> rc, rr;
+      rc.vec = rr.vec = use_vec(p, q, n) && aligned16(pr) && aligned16(ps);
+      rc.load(p, n, C(0));
+      rr.load(pr, n, C(0));
+      C ss = C(0);
+#pragma unroll
+      for (int k = 0; k < kCache; ++k) {
+        rc.v[k] = round(rc.v[k] + rr.v[k]);
+        ss += rc.v[k] * rc.v[k];
+      }
+      rc.store(ps, n, [](C v, size_t) { return v; });
+      ss = block_allreduce(ss, Add{});
+      const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+      rc.store(q, n, [&](C v, size_t i) { return v * scale * param(alpha, i, C(1)); });
+      continue;
+    }
+    // Long rows: each thread writes the sums of its elements, then reads them back.
+    C ss = C(0);
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const C v = round(to_c(p[i]) + to_c(pr[i]));
+      ps[i] = from_c<T>(v);
+      ss += v * v;
+    }
+    ss = block_allreduce(ss, Add{});
+    const C scale = C(1) / sqrt_c(ss / C(n) + C(eps));
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) q[i] = from_c<T>(to_c(ps[i]) * scale * param(alpha, i, C(1)));
+  }
+}
+
 template <class T>
 __device__ void layer_norm_rows(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y,
                                 float eps) {
@@ -308,20 +378,27 @@ __device__ void layer_norm_rows(size_t rows, size_t n, const T* x, const T* alph
       if (beta) o += to_c(beta[i]);
       return o;
     };
-    if (cacheable<T>(n)) {
+    // A row of 16-byte vectors (alpha and beta too) that fits the register cache.
+    // (Rows read element by element take the global path: a scalar register cache
+    // beside the vector one exceeds the 64 registers of two resident blocks.)
+    if (cacheable<T>(n) && use_vec(p, q, n) && (!alpha || aligned16(alpha)) && (!beta || aligned16(beta))) {
       RowCache<T> rc;
-      rc.vec = use_vec(p, q, n);
+      rc.vec = true;
       rc.load(p, n, C(0));
-      const C mean = block_allreduce(rc.fold(C(0), Add{}), Add{}) / C(n);
-      // Biased variance from the deviations (two passes over the registers).
-      C var = C(0);
+      // Each thread's mean and squared deviations over its own slots (two passes
+      // over its registers), then one block combine of (count, mean, m2).
+      const int c = rc.inside(n);
+      const C mt = c ? div_approx(rc.fold(C(0), Add{}), C(c)) : C(0);
+      C m2 = C(0);
 #pragma unroll
       for (int k = 0; k < kCache; ++k) {
-        if (rc.index(k) < n) var += (rc.v[k] - mean) * (rc.v[k] - mean);
+        if (k < c) m2 += (rc.v[k] - mt) * (rc.v[k] - mt);
       }
-      var = block_allreduce(var, Add{});
-      const C rstd = C(1) / sqrt_c(var / C(n) + C(eps));
-      rc.store(q, n, [&](C v, size_t i) { return finish(v, i, mean, rstd); });
+      const MeanM2<C> st =
+          block_allreduce_tree(MeanM2<C>{C(c), mt, m2}, MeanM2<C>{C(0), C(0), C(0)}, MeanM2Op<C>{});
+      // Biased variance: the mean of the squared deviations.
+      const C rstd = C(1) / sqrt_c(st.m2 / C(n) + C(eps));
+      rc.store_norm(q, n, alpha, beta, st.mean, rstd);
     } else {
       const C mean = block_allreduce(fold_global(
                                          p, n, C(0), [](C v) { return v; }, Add{}),
@@ -335,20 +412,6 @@ __device__ void layer_norm_rows(size_t rows, size_t n, const T* x, const T* alph
         q[i] = from_c<T>(finish(to_c(p[i]), i, mean, rstd));
     }
   }
-}
-
-__device__ __forceinline__ double to_d(f16s x) { return double(f16_to_f32(x.bits)); }
-__device__ __forceinline__ double to_d(bf16s x) { return double(bf16_to_f32(x.bits)); }
-__device__ __forceinline__ double to_d(float x) { return double(x); }
-__device__ __forceinline__ double to_d(double x) { return x; }
-template <class T>
-__device__ __forceinline__ T from_d(double d) {
-  if constexpr (std::is_same<T, f16s>::value)
-    return f16s{f64_to_small<5, 10>(d)};
-  else if constexpr (std::is_same<T, bf16s>::value)
-    return bf16s{f64_to_small<8, 7>(d)};
-  else
-    return T(d);
 }
 
 // kind: 0 half-split (B,H,T,D), 1 interleaved (B,H,T,D), 2 half-split (B,T,H,D).
@@ -373,27 +436,31 @@ __device__ void rope(int kind, size_t n, size_t h, size_t t, size_t d, size_t ba
 
 }  // namespace wk
 
-// The cached softmax kernels ask for MINB resident blocks of 512 threads per
+// The cached softmax and layer_norm kernels ask for MINB resident blocks of 512 threads per
 // multiprocessor (at most 64 registers per thread for MINB 2): at one block per
 // SM (126 registers before) the SM issues no loads while its block reduces.
 #define WICK_NN_KERNEL(MINB) extern "C" __global__ void __launch_bounds__(WICK_MAX_BLOCK, MINB)
-#define NN_OPS(T, SFX, MINB)                                                                           \
-  WICK_NN_KERNEL(MINB) softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                        \
-    wk::softmax_rows<T>(rows, n, x, y, false);                                                         \
-  }                                                                                                    \
-  WICK_NN_KERNEL(MINB) log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                    \
-    wk::softmax_rows<T>(rows, n, x, y, true);                                                          \
-  }                                                                                                    \
-  WICK_KERNEL rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {     \
-    wk::rms_norm_rows<T>(rows, n, x, alpha, y, eps);                                                   \
-  }                                                                                                    \
-  WICK_KERNEL layer_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y, \
-                               float eps) {                                                            \
-    wk::layer_norm_rows(rows, n, x, alpha, beta, y, eps);                                              \
-  }                                                                                                    \
-  WICK_KERNEL rope_##SFX(size_t kind, size_t n, size_t h, size_t t, size_t d, size_t bs, const T* x,   \
-                         const T* cos, const T* sin, T* y) {                                           \
-    wk::rope(int(kind), n, h, t, d, bs, x, cos, sin, y);                                               \
+#define NN_OPS(T, SFX, MINB)                                                                            \
+  WICK_NN_KERNEL(MINB) softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                         \
+    wk::softmax_rows<T>(rows, n, x, y, false);                                                          \
+  }                                                                                                     \
+  WICK_NN_KERNEL(MINB) log_softmax_##SFX(size_t rows, size_t n, const T* x, T* y) {                     \
+    wk::softmax_rows<T>(rows, n, x, y, true);                                                           \
+  }                                                                                                     \
+  WICK_KERNEL rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, T* y, float eps) {      \
+    wk::rms_norm_rows<T>(rows, n, x, alpha, y, eps);                                                    \
+  }                                                                                                     \
+  WICK_KERNEL add_rms_norm_##SFX(size_t rows, size_t n, const T* x, const T* r, const T* alpha, T* sum, T* y, \
+                                 float eps) {                                                                  \
+    wk::add_rms_norm_rows<T>(rows, n, x, r, alpha, sum, y, eps);                                                \
+  }                                                                                                            \
+  WICK_NN_KERNEL(MINB)                                                                                  \
+  layer_norm_##SFX(size_t rows, size_t n, const T* x, const T* alpha, const T* beta, T* y, float eps) { \
+    wk::layer_norm_rows(rows, n, x, alpha, beta, y, eps);                                               \
+  }                                                                                                     \
+  WICK_KERNEL rope_##SFX(size_t kind, size_t n, size_t h, size_t t, size_t d, size_t bs, const T* x,    \
+                         const T* cos, const T* sin, T* y) {                                            \
+    wk::rope(int(kind), n, h, t, d, bs, x, cos, sin, y);                                                \
   }
 
 NN_OPS(wk::f16s, f16, 2)

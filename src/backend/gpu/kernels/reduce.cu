@@ -11,6 +11,8 @@
 //   space at the kept offset of o. `tpr` threads (1, a power of two <= warpSize,
 //   or blockDim.x) cooperate on one output; a contiguous reduced run (nr == 1,
 //   stride 1) is read with 16-byte vectors when aligned.
+// cumsum kernel ABI: (outer, len, inner, x, out, tpr), x contiguous [outer, len,
+//   inner]; tpr: threads a row when inner == 1 (see scan_rows).
 #include <limits>
 
 #include "wave.cuh"
@@ -247,11 +249,99 @@ __device__ void reduce_rows(size_t n_out, size_t e, int nk, int nr, const size_t
   }
 }
 
-// Inclusive scan of x viewed [outer, len, inner] (contiguous), running sums in the
-// sum accumulator, rounded at each output. inner > 1: one thread per (outer,
-// inner) column; inner == 1: one block per row, blockDim elements at a time.
+// Inclusive scan of contiguous rows of `len` elements, running sums in the sum
+// accumulator, rounded at each output. `tpr` threads take a row (a power of two up
+// to the wave size, or the whole block); they walk it in chunks of U items a lane,
+// an item being IV elements (one 16-byte vector, or one element). Item u of lane
+// l in a chunk is item u * tpr + l, so every load and store is coalesced. Each
+// lane scans its items in registers; an exclusive prefix across the lanes comes
+// from a butterfly (every lane ends with the same group total, so the row's carry
+// stays uniform); with several waves a row, the wave totals meet in shared memory
+// (double-buffered: one barrier a chunk).
+template <class T, int IV>
+__device__ __forceinline__ void scan_rows(size_t rows, size_t len, const T* x, T* out, int tpr) {
+  using A = typename SumAccOf<T>::type;
+  using Item = Vec<T, IV>;
+  constexpr int U = plan::scan::kItemsPerLane;
+  __shared__ uint4 raw[2 * U * kMaxWaves * sizeof(A) / 16];
+  A(*totals)[U][kMaxWaves] = reinterpret_cast<A(*)[U][kMaxWaves]>(raw);
+  const int t = int(threadIdx.x), lane = t % warpSize;
+  const int width = tpr < warpSize ? tpr : warpSize;  // lanes of one butterfly
+  const int waves = tpr > warpSize ? tpr / warpSize : 1, wave = (t % tpr) / warpSize;
+  const int rpb = int(blockDim.x) / tpr, g = t / tpr;
+  const size_t items = len / IV;
+  int buf = 0;
+  for (size_t base = size_t(blockIdx.x) * rpb; base < rows; base += size_t(gridDim.x) * rpb) {
+    const size_t row = base + g;
+    const bool active = row < rows;  // every lane runs the chunks: shuffles and barriers
+    const Item* px = reinterpret_cast<const Item*>(x + (active ? row : 0) * len);
+    Item* po = reinterpret_cast<Item*>(out + (active ? row : 0) * len);
+    A carry = A(0);
+    for (size_t c0 = 0; c0 < items; c0 += size_t(U) * tpr) {
+      Item w[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const size_t i = c0 + size_t(u) * tpr + size_t(t % tpr);
+        w[u] = active && i < items ? px[i] : Item{};
+      }
+      A run[U][IV], tot[U], pre[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        A a = A(0);
+#pragma unroll
+        for (int j = 0; j < IV; ++j) {
+          a = A(a + A(to_c(w[u].v[j])));
+          run[u][j] = a;
+        }
+        tot[u] = a;
+        pre[u] = A(0);
+      }
+      for (int m = 1; m < width; m <<= 1) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const A o = shfl_xor_any(tot[u], m);
+          if (lane & m) pre[u] = A(pre[u] + o);
+          tot[u] = A(tot[u] + o);
+        }
+      }
+      if (waves > 1) {
+        if (lane == 0) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) totals[buf][u][wave] = tot[u];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          A before = A(0), all = A(0);
+          for (int k = 0; k < waves; ++k) {
+            const A v = totals[buf][u][k];
+            if (k < wave) before = A(before + v);
+            all = A(all + v);
+          }
+          pre[u] = A(before + pre[u]);
+          tot[u] = all;
+        }
+        buf ^= 1;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const A b = A(carry + pre[u]);
+        Item o;
+#pragma unroll
+        for (int j = 0; j < IV; ++j) o.v[j] = from_c<T>(compute_t<T>(A(b + run[u][j])));
+        const size_t i = c0 + size_t(u) * tpr + size_t(t % tpr);
+        if (active && i < items) po[i] = o;
+        carry = A(carry + tot[u]);
+      }
+    }
+  }
+}
+
+// Inclusive scan of x viewed [outer, len, inner] (contiguous). inner > 1: one
+// thread per (outer, inner) column; inner == 1: scan_rows, on 16-byte vectors when
+// the rows allow.
 template <class T>
-__device__ void cumsum(size_t outer, size_t len, size_t inner, const T* x, T* out) {
+__device__ void cumsum(size_t outer, size_t len, size_t inner, const T* x, T* out, int tpr) {
   using A = typename SumAccOf<T>::type;
   if (inner > 1) {
     const size_t n = outer * inner;
@@ -268,30 +358,11 @@ __device__ void cumsum(size_t outer, size_t len, size_t inner, const T* x, T* ou
     }
     return;
   }
-  __shared__ uint4 raw[WICK_MAX_BLOCK * sizeof(A) / 16];
-  A* buf = reinterpret_cast<A*>(raw);
-  const int t = int(threadIdx.x), nt = int(blockDim.x);
-  for (size_t row = blockIdx.x; row < outer; row += gridDim.x) {
-    const T* px = x + row * len;
-    T* po = out + row * len;
-    A carry = A(0);
-    for (size_t c0 = 0; c0 < len; c0 += size_t(nt)) {
-      const size_t i = c0 + size_t(t);
-      A v = i < len ? A(to_c(px[i])) : A(0);
-      // Hillis-Steele scan in shared memory.
-      buf[t] = v;
-      __syncthreads();
-      for (int d = 1; d < nt; d <<= 1) {
-        A add = t >= d ? buf[t - d] : A(0);
-        __syncthreads();
-        v = A(v + add);
-        buf[t] = v;
-        __syncthreads();
-      }
-      if (i < len) po[i] = from_c<T>(compute_t<T>(A(carry + v)));
-      carry = A(carry + buf[nt - 1]);
-      __syncthreads();
-    }
+  constexpr int V = int(plan::kVectorBytes / sizeof(T));
+  if (len % V == 0 && aligned16(x) && aligned16(out)) {
+    scan_rows<T, V>(outer, len, x, out, tpr);
+  } else {
+    scan_rows<T, 1>(outer, len, x, out, tpr);
   }
 }
 
@@ -315,8 +386,8 @@ using RArgMax = RArg<T, true>;
 #define REDUCE_ROW(OP, NAME) WK_ALL_DTYPES(REDUCE_OP, OP, NAME)
 WICK_REDUCE_OPS(REDUCE_ROW)
 
-#define CUMSUM_OP(T, SFX, ...)                                                           \
-  WICK_KERNEL cumsum_##SFX(size_t outer, size_t len, size_t inner, const T* x, T* out) { \
-    wk::cumsum<T>(outer, len, inner, x, out);                                            \
+#define CUMSUM_OP(T, SFX, ...)                                                                       \
+  WICK_KERNEL cumsum_##SFX(size_t outer, size_t len, size_t inner, const T* x, T* out, size_t tpr) { \
+    wk::cumsum<T>(outer, len, inner, x, out, int(tpr));                                              \
   }
 WK_ALL_DTYPES(CUMSUM_OP, )

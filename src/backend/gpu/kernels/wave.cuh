@@ -1,6 +1,6 @@
 // Wave (warp) and block reductions written once for any wave size (32 on NVIDIA
 // and RDNA, 64 on CDNA): the width comes from warpSize at run time, shuffles go
-// through vendor.h's wrappers. Values of any trivially copyable type up to 16
+// through vendor.h's wrappers. Values of any trivially copyable type up to 24
 // bytes (reduction states included) move as 32-bit words.
 #pragma once
 
@@ -14,7 +14,7 @@ constexpr int kMaxWaves = 32;
 template <class T>
 __device__ __forceinline__ T shfl_xor_any(T v, int mask) {
   constexpr int kWords = int((sizeof(T) + 3) / 4);
-  static_assert(kWords <= 4, "shfl_xor_any: value too large");
+  static_assert(kWords <= 6, "shfl_xor_any: value too large");
   int w[kWords] = {};
   __builtin_memcpy(w, &v, sizeof(T));
 #pragma unroll
@@ -56,6 +56,31 @@ __device__ __forceinline__ T group_or_block_allreduce(T v, int width, const Op& 
   if (width <= warpSize) return group_allreduce(v, width, op);
   return block_allreduce(v, op);
 }
+
+__device__ __forceinline__ float exp_c(float x) { return expf(x); }
+__device__ __forceinline__ double exp_c(double x) { return exp(x); }
+
+// (max, sum of exp(x - max)) of a row part, combined across threads (softmax); NaN
+// anywhere makes max NaN. An empty part is (-inf, 0).
+template <class C>
+struct MaxSum {
+  C m, s;
+};
+template <class C>
+struct MaxSumOp {
+  // One exp a combine: the part with the smaller max is scaled to the larger.
+  __device__ __forceinline__ MaxSum<C> operator()(MaxSum<C> a, MaxSum<C> b) const {
+    if (a.m != a.m) return a;
+    if (b.m != b.m) return b;
+    if (b.m > a.m) {
+      const MaxSum<C> t = a;
+      a = b;
+      b = t;
+    }
+    // a.m >= b.m; b.s == 0 (an empty part, or -inf maxima) adds nothing.
+    return MaxSum<C>{a.m, b.s == C(0) ? a.s : a.s + b.s * exp_c(b.m - a.m)};
+  }
+};
 
 template <class C>
 __device__ __forceinline__ bool is_nan_c(C v) {

@@ -1,0 +1,439 @@
+// Hand-written x86 dot products of the mat-vec's block types against their int8
+// activation blocks (quants.h): Q4_0 and Q8_0 against Q8_0, Q4_K and Q6_K against
+// Q8_K, for AVX2 (vpmaddubsw) and AVX-512 (vpdpbusd, 64-byte vectors). They sit
+// beside the scalar kernels of quants.cpp / kquants.cpp, which stay the reference and
+// serve every other type and CPU; quant_types.cpp picks by isa() at run time.
+//
+// Arithmetic. Every block's integer sum is exact. The K-quants then apply the scalar
+// kernel's float epilogue per 256-element super-block, in its order and with single
+// scalar instructions (never contracted into an FMA), so they equal the scalar kernel
+// bit for bit. Q4_0 and Q8_0 scale each 32-element block's partial sums in vector
+// lanes and add them up once per row, as ggml does, rather than reducing every block
+// to a scalar: their results differ from the scalar kernel by float reassociation
+// only.
+//
+// One weight row is dotted with R activation rows at once (the weight block unpacked
+// once per R); each row's arithmetic is the same for every R, so a row's result does
+// not depend on the rows batched with it.
+#include <cstddef>
+#include <cstdint>
+
+#include "backend/common/kquant_scales.h"
+#include "backend/cpu/isa.h"
+#include "backend/cpu/quants.h"
+
+namespace wick::quant {
+
+#if WICK_X86
+
+namespace {
+
+using VecDot = void (*)(size_t, const void*, const void*, size_t, float*);
+
+// Rows in groups of 4, then one by one, through the kernel's R = 4 and R = 1 forms.
+template <class B, class A, void (*K4)(size_t, const B*, const A*, size_t, float*),
+          void (*K1)(size_t, const B*, const A*, size_t, float*)>
+void row_groups(size_t nb, const void* w, const void* act, size_t ny, float* s) {
+  const B* x = static_cast<const B*>(w);
+  const A* y = static_cast<const A*>(act);
+  size_t r = 0;
+  for (; r + 4 <= ny; r += 4) K4(nb, x, y + r * nb, nb, s + r);
+  for (; r < ny; ++r) K1(nb, x, y + r * nb, nb, s + r);
+}
+
+// ---- AVX2 ------------------------------------------------------------------------------
+
+WICK_AVX2 inline float h2f_avx2(uint16_t h) { return _cvtsh_ss(h); }
+
+WICK_AVX2 inline int hsum_i32_avx2(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 1));
+  return _mm_cvtsi128_si32(s);
+}
+
+WICK_AVX2 inline float hsum_f32_avx2(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// Sums of 4 adjacent products of signed bytes x and y, as 8 int32 lanes (|x|, |y| <= 127
+// or x = -128 with |y| <= 127: the 16-bit pair sums cannot saturate).
+WICK_AVX2 inline __m256i dot_i8_avx2(__m256i x, __m256i y) {
+  const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(x, x), _mm256_sign_epi8(y, x));
+  return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+// The 32 quants of a Q4_0 block minus 8 (elements 0..15 low nibbles, 16..31 high).
+WICK_AVX2 inline __m256i q4_0_quants_avx2(const uint8_t* qs) {
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m256i n = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(b, 4), b), _mm256_set1_epi8(0x0F));
+  return _mm256_sub_epi8(n, _mm256_set1_epi8(8));
+}
+
+template <int R>
+WICK_AVX2 void q4_0_avx2(size_t nb, const BlockQ4_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  for (size_t i = 0; i < nb; ++i) {
+    const __m256i q = q4_0_quants_avx2(x[i].qs);
+    const float dx = h2f_avx2(x[i].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0& b = y[r * ys + i];
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+      const __m256 d = _mm256_set1_ps(dx * h2f_avx2(b.d));
+      acc[r] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8_avx2(q, a)), acc[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx2(acc[r]);
+}
+
+template <int R>
+WICK_AVX2 void q8_0_avx2(size_t nb, const BlockQ8_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  for (size_t i = 0; i < nb; ++i) {
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs));
+    const float dx = h2f_avx2(x[i].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0& b = y[r * ys + i];
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+      const __m256 d = _mm256_set1_ps(dx * h2f_avx2(b.d));
+      acc[r] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8_avx2(q, a)), acc[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx2(acc[r]);
+}
+
+// The K-quant epilogue of the scalar kernels, s + ((yd * d) * isum - (yd * dmin) * summs),
+// one rounding per operation as there.
+WICK_AVX2 inline float k_term_avx2(float s, float yd, float d, int isum, float dmin, int summs) {
+  const __m128 a = _mm_mul_ss(_mm_mul_ss(_mm_set_ss(yd), _mm_set_ss(d)), _mm_set_ss(float(isum)));
+  const __m128 b = _mm_mul_ss(_mm_mul_ss(_mm_set_ss(yd), _mm_set_ss(dmin)), _mm_set_ss(float(summs)));
+  return _mm_cvtss_f32(_mm_add_ss(_mm_set_ss(s), _mm_sub_ss(a, b)));
+}
+WICK_AVX2 inline float k_term_avx2(float s, float yd, float d, int isum) {
+  const __m128 a = _mm_mul_ss(_mm_mul_ss(_mm_set_ss(yd), _mm_set_ss(d)), _mm_set_ss(float(isum)));
+  return _mm_cvtss_f32(_mm_add_ss(_mm_set_ss(s), a));
+}
+
+// Sum over j < 8 of m[j] * (bsums[2j] + bsums[2j + 1]): the min term of Q4_K.
+WICK_AVX2 inline int k4_min_sum_avx2(const int16_t* bsums, __m128i mins16) {
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bsums));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bsums + 8));
+  __m128i p = _mm_madd_epi16(_mm_hadd_epi16(lo, hi), mins16);
+  p = _mm_add_epi32(p, _mm_unpackhi_epi64(p, p));
+  p = _mm_add_epi32(p, _mm_shuffle_epi32(p, 1));
+  return _mm_cvtsi128_si32(p);
+}
+
+template <int R>
+WICK_AVX2 void q4_k_avx2(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
+  float acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = 0;
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  for (size_t i = 0; i < nb; ++i) {
+    uint8_t sc[8], mn[8];
+    for (int j = 0; j < 8; ++j) scale_min_k4(j, x[i].scales, sc[j], mn[j]);
+    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn)));
+    __m256i lo[4], hi[4], s_lo[4], s_hi[4];
+    for (int c = 0; c < 4; ++c) {
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs + 32 * c));
+      lo[c] = _mm256_and_si256(b, m4);
+      hi[c] = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+      s_lo[c] = _mm256_set1_epi16(sc[2 * c]);
+      s_hi[c] = _mm256_set1_epi16(sc[2 * c + 1]);
+    }
+    const float d = h2f_avx2(x[i].d), dmin = h2f_avx2(x[i].dmin);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_K& b = y[r * ys + i];
+      __m256i sum = _mm256_setzero_si256();
+      for (int c = 0; c < 4; ++c) {
+        const __m256i a_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 64 * c));
+        const __m256i a_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 64 * c + 32));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(lo[c], a_lo), s_lo[c]));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(hi[c], a_hi), s_hi[c]));
+      }
+      acc[r] = k_term_avx2(acc[r], b.d, d, hsum_i32_avx2(sum), dmin, k4_min_sum_avx2(b.bsums, mins16));
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = acc[r];
+}
+
+// Q6_K: 2 halves of 128 elements; per half the 4 quant vectors (elements 32g..32g+31,
+// 0..63 before the -32) of ql's low / high nibbles with two bits of qh each.
+WICK_AVX2 inline void q6_k_unpack_avx2(const uint8_t* ql, const uint8_t* qh, __m256i q[4]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+  const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
+  q[0] = _mm256_or_si256(_mm256_and_si256(a, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), m30));
+  q[1] = _mm256_or_si256(_mm256_and_si256(c, m4), _mm256_and_si256(_mm256_slli_epi16(h, 2), m30));
+  q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 4), m4), _mm256_and_si256(h, m30));
+  q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c, 4), m4),
+                         _mm256_and_si256(_mm256_srli_epi16(h, 2), m30));
+}
+
+template <int R>
+WICK_AVX2 void q6_k_avx2(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, size_t ys, float* s) {
+  float acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = 0;
+  for (size_t i = 0; i < nb; ++i) {
+    __m256i q[8], scl[8];
+    q6_k_unpack_avx2(x[i].ql, x[i].qh, q);
+    q6_k_unpack_avx2(x[i].ql + 64, x[i].qh + 32, q + 4);
+    // vector v covers sub-blocks 2v (its 16-bit lanes 0..7) and 2v + 1 (lanes 8..15)
+    for (int v = 0; v < 8; ++v)
+      scl[v] = _mm256_set_m128i(_mm_set1_epi16(x[i].scales[2 * v + 1]), _mm_set1_epi16(x[i].scales[2 * v]));
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].scales)));
+    const float d = h2f_avx2(x[i].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_K& b = y[r * ys + i];
+      __m256i sum = _mm256_setzero_si256();
+      for (int v = 0; v < 8; ++v) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs + 32 * v));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(q[v], a), scl[v]));
+      }
+      // the quants' bias of 32: sum_j scale_j * 32 * bsums_j
+      const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.bsums));
+      sum = _mm256_sub_epi32(sum, _mm256_slli_epi32(_mm256_madd_epi16(bs, sc16), 5));
+      acc[r] = k_term_avx2(acc[r], b.d, d, hsum_i32_avx2(sum));
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = acc[r];
+}
+
+// ---- AVX-512 ---------------------------------------------------------------------------
+
+WICK_AVX512 inline float h2f_avx512(uint16_t h) { return _cvtsh_ss(h); }
+
+// Two 32-byte rows side by side in one vector.
+WICK_AVX512 inline __m512i pair256(const void* lo, const void* hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(static_cast<const __m256i*>(lo))),
+                            _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
+}
+
+// Per 4-byte lane: the sum of the products of signed bytes x and y (y never -128).
+WICK_AVX512 inline __m512i dot_i8_avx512(__m512i x, __m512i y) {
+  const __m512i sy = _mm512_mask_sub_epi8(y, _mm512_movepi8_mask(x), _mm512_setzero_si512(), y);
+  return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_abs_epi8(x), sy);
+}
+WICK_AVX512 inline __m256i dot_i8_256_avx512(__m256i x, __m256i y) {
+  const __m256i sy = _mm256_mask_sub_epi8(y, _mm256_movepi8_mask(x), _mm256_setzero_si256(), y);
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(x), sy);
+}
+
+// Scales of two blocks: lanes 0..7 a, 8..15 b.
+WICK_AVX512 inline __m512 scale_pair(float a, float b) {
+  return _mm512_insertf32x8(_mm512_set1_ps(a), _mm256_set1_ps(b), 1);
+}
+
+WICK_AVX512 inline float hsum_f32_avx512(__m512 v, __m256 tail) {
+  const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  return hsum_f32_avx2(_mm256_add_ps(h, tail));
+}
+
+// The quants (minus 8) of Q4_0 blocks i and i + 1 in block order.
+WICK_AVX512 inline __m512i q4_0_pair_avx512(const BlockQ4_0& x0, const BlockQ4_0& x1) {
+  const __m256i b = _mm256_set_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x1.qs)),
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(x0.qs)));
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  // [lo0 lo1 hi0 hi1] -> [lo0 hi0 lo1 hi1] in 16-byte lanes
+  const __m512i n = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_and_si256(b, m4)),
+                                       _mm256_and_si256(_mm256_srli_epi16(b, 4), m4), 1);
+  return _mm512_sub_epi8(_mm512_shuffle_i64x2(n, n, _MM_SHUFFLE(3, 1, 2, 0)), _mm512_set1_epi8(8));
+}
+
+template <int R>
+WICK_AVX512 void q4_0_avx512(size_t nb, const BlockQ4_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+  __m512 acc[R];
+  __m256 tail[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps(), tail[r] = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    const __m512i q = q4_0_pair_avx512(x[i], x[i + 1]);
+    const float d0 = h2f_avx512(x[i].d), d1 = h2f_avx512(x[i + 1].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0* b = y + r * ys + i;
+      const __m512i a = pair256(b[0].qs, b[1].qs);
+      const __m512 d = scale_pair(d0 * h2f_avx512(b[0].d), d1 * h2f_avx512(b[1].d));
+      acc[r] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(dot_i8_avx512(q, a)), acc[r]);
+    }
+  }
+  if (i < nb) {
+    const __m256i q = q4_0_quants_avx2(x[i].qs);
+    const float d0 = h2f_avx512(x[i].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0& b = y[r * ys + i];
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+      tail[r] =
+          _mm256_mul_ps(_mm256_set1_ps(d0 * h2f_avx512(b.d)), _mm256_cvtepi32_ps(dot_i8_256_avx512(q, a)));
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx512(acc[r], tail[r]);
+}
+
+template <int R>
+WICK_AVX512 void q8_0_avx512(size_t nb, const BlockQ8_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+  __m512 acc[R];
+  __m256 tail[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps(), tail[r] = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    const __m512i q = pair256(x[i].qs, x[i + 1].qs);
+    const float d0 = h2f_avx512(x[i].d), d1 = h2f_avx512(x[i + 1].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0* b = y + r * ys + i;
+      const __m512i a = pair256(b[0].qs, b[1].qs);
+      const __m512 d = scale_pair(d0 * h2f_avx512(b[0].d), d1 * h2f_avx512(b[1].d));
+      acc[r] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(dot_i8_avx512(q, a)), acc[r]);
+    }
+  }
+  if (i < nb) {
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs));
+    const float d0 = h2f_avx512(x[i].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0& b = y[r * ys + i];
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+      tail[r] =
+          _mm256_mul_ps(_mm256_set1_ps(d0 * h2f_avx512(b.d)), _mm256_cvtepi32_ps(dot_i8_256_avx512(q, a)));
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx512(acc[r], tail[r]);
+}
+
+template <int R>
+WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
+  float acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = 0;
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  for (size_t i = 0; i < nb; ++i) {
+    uint8_t sc[8], mn[8];
+    for (int j = 0; j < 8; ++j) scale_min_k4(j, x[i].scales, sc[j], mn[j]);
+    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn)));
+    // vector h holds chunks 2h and 2h + 1: low nibbles are sub-blocks 4h and 4h + 2,
+    // high nibbles 4h + 1 and 4h + 3
+    __m512i lo[2], hi[2], s_lo[2], s_hi[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m512i b = _mm512_loadu_si512(x[i].qs + 64 * h);
+      lo[h] = _mm512_and_si512(b, m4);
+      hi[h] = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
+      s_lo[h] = _mm512_inserti64x4(_mm512_set1_epi16(sc[4 * h]), _mm256_set1_epi16(sc[4 * h + 2]), 1);
+      s_hi[h] = _mm512_inserti64x4(_mm512_set1_epi16(sc[4 * h + 1]), _mm256_set1_epi16(sc[4 * h + 3]), 1);
+    }
+    const float d = h2f_avx512(x[i].d), dmin = h2f_avx512(x[i].dmin);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_K& b = y[r * ys + i];
+      __m512i sum = _mm512_setzero_si512();
+      for (int h = 0; h < 2; ++h) {
+        const int8_t* a = b.qs + 128 * h;
+        const __m512i a_lo = pair256(a, a + 64), a_hi = pair256(a + 32, a + 96);
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(lo[h], a_lo), s_lo[h]));
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(hi[h], a_hi), s_hi[h]));
+      }
+      acc[r] =
+          k_term_avx2(acc[r], b.d, d, _mm512_reduce_add_epi32(sum), dmin, k4_min_sum_avx2(b.bsums, mins16));
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = acc[r];
+}
+
+// Q6_K half h (128 elements): vector 0 holds elements 0..63 (ql low nibbles of both
+// 32-byte rows, qh bits 0-1 / 2-3), vector 1 elements 64..127 (high nibbles, bits 4-5 / 6-7).
+WICK_AVX512 inline void q6_k_unpack_avx512(const uint8_t* ql, const uint8_t* qh, __m512i q[2]) {
+  const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+  const __m512i l = _mm512_loadu_si512(ql);
+  const __m256i h256 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
+  const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(h256), h256, 1);
+  // the first 32 bytes take qh bits 0-1 (4-5), the next 32 bits 2-3 (6-7)
+  const __m512i h_lo = _mm512_mask_blend_epi64(0xF0, _mm512_slli_epi16(h, 4), _mm512_slli_epi16(h, 2));
+  const __m512i h_hi = _mm512_mask_blend_epi64(0xF0, h, _mm512_srli_epi16(h, 2));
+  q[0] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(h_lo, m30));
+  q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), _mm512_and_si512(h_hi, m30));
+}
+
+template <int R>
+WICK_AVX512 void q6_k_avx512(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, size_t ys, float* s) {
+  float acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = 0;
+  // 16-bit lane l of vector v takes the scale of sub-block 4v + l / 8
+  __m512i idx[4];
+  for (int v = 0; v < 4; ++v) {
+    alignas(64) int16_t ix[32];
+    for (int l = 0; l < 32; ++l) ix[l] = int16_t(4 * v + l / 8);
+    idx[v] = _mm512_load_si512(ix);
+  }
+  for (size_t i = 0; i < nb; ++i) {
+    __m512i q[4], scl[4];
+    q6_k_unpack_avx512(x[i].ql, x[i].qh, q);
+    q6_k_unpack_avx512(x[i].ql + 64, x[i].qh + 32, q + 2);
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].scales)));
+    const __m512i sc512 = _mm512_castsi256_si512(sc16);
+    for (int v = 0; v < 4; ++v) scl[v] = _mm512_permutexvar_epi16(idx[v], sc512);
+    const float d = h2f_avx512(x[i].d);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_K& b = y[r * ys + i];
+      __m512i sum = _mm512_setzero_si512();
+      for (int v = 0; v < 4; ++v) {
+        const __m512i a = _mm512_loadu_si512(b.qs + 64 * v);
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(q[v], a), scl[v]));
+      }
+      const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.bsums));
+      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(bs, sc16), 5);
+      const int isum = _mm512_reduce_add_epi32(sum) - hsum_i32_avx2(bias);
+      acc[r] = k_term_avx2(acc[r], b.d, d, isum);
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = acc[r];
+}
+
+// One level's kernels, by block size of the type: nb = n / block.
+template <class B, class A, void (*K4)(size_t, const B*, const A*, size_t, float*),
+          void (*K1)(size_t, const B*, const A*, size_t, float*), int kBlock>
+void entry(size_t n, const void* w, const void* act, size_t ny, float* s) {
+  row_groups<B, A, K4, K1>(n / kBlock, w, act, ny, s);
+}
+
+}  // namespace
+
+VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
+  if (level == cpu::Isa::Avx512) {
+    switch (t) {
+      case GgmlType::Q4_0:
+        return entry<BlockQ4_0, BlockQ8_0, q4_0_avx512<4>, q4_0_avx512<1>, kQK4_0>;
+      case GgmlType::Q8_0:
+        return entry<BlockQ8_0, BlockQ8_0, q8_0_avx512<4>, q8_0_avx512<1>, kQK8_0>;
+      case GgmlType::Q4_K:
+        return entry<BlockQ4_K, BlockQ8_K, q4_k_avx512<4>, q4_k_avx512<1>, kQK_K>;
+      case GgmlType::Q6_K:
+        return entry<BlockQ6_K, BlockQ8_K, q6_k_avx512<4>, q6_k_avx512<1>, kQK_K>;
+      default:
+        return nullptr;
+    }
+  }
+  if (level == cpu::Isa::Avx2) {
+    switch (t) {
+      case GgmlType::Q4_0:
+        return entry<BlockQ4_0, BlockQ8_0, q4_0_avx2<4>, q4_0_avx2<1>, kQK4_0>;
+      case GgmlType::Q8_0:
+        return entry<BlockQ8_0, BlockQ8_0, q8_0_avx2<4>, q8_0_avx2<1>, kQK8_0>;
+      case GgmlType::Q4_K:
+        return entry<BlockQ4_K, BlockQ8_K, q4_k_avx2<4>, q4_k_avx2<1>, kQK_K>;
+      case GgmlType::Q6_K:
+        return entry<BlockQ6_K, BlockQ8_K, q6_k_avx2<4>, q6_k_avx2<1>, kQK_K>;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+#else
+
+VecDot vec_dot_simd(GgmlType, cpu::Isa) { return nullptr; }
+
+#endif  // WICK_X86
+
+}  // namespace wick::quant

@@ -1,0 +1,525 @@
+// The CPU backend's vector kernels (simd.h). Highway compiles this file once per x86
+// target (foreach_target.h re-includes it): the kernels below live in
+// wick::cpu::simd::HWY_NAMESPACE, compiled with that target's instruction set, and
+// the entry points at the end (HWY_ONCE) call the best one the running CPU supports.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backend/cpu/simd.cpp"
+#include <hwy/foreach_target.h>  // must precede highway.h
+// clang-format off
+#include <hwy/highway.h>
+// clang-format on
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "backend/common/functors.h"
+#include "backend/cpu/simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace wick::cpu::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The vector path: x86 targets from SSE4 up (SLEEF's SSE4.1, AVX2 and AVX-512F
+// functions); f16 needs F16C (AVX2 and up: Highway's SSE4 conversions of f16
+// truncate). Other targets run the scalar loops.
+#undef WICK_SIMD_VECTOR
+#undef WICK_SIMD_F16
+#undef WICK_SLEEF
+#undef WICK_SLEEF_D
+#undef WICK_SLEEF_VEC
+#undef WICK_SLEEF_VECD
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+#define WICK_SIMD_VECTOR 1
+#define WICK_SIMD_F16 (HWY_TARGET <= HWY_AVX2)
+#if HWY_TARGET <= HWY_AVX3
+#define WICK_SLEEF(f) Sleef_##f##f16_u10avx512f
+#define WICK_SLEEF_D(f) Sleef_##f##d8_u10avx512f
+#define WICK_SLEEF_VEC __m512
+#define WICK_SLEEF_VECD __m512d
+#elif HWY_TARGET == HWY_AVX2
+#define WICK_SLEEF(f) Sleef_##f##f8_u10avx2
+#define WICK_SLEEF_D(f) Sleef_##f##d4_u10avx2
+#define WICK_SLEEF_VEC __m256
+#define WICK_SLEEF_VECD __m256d
+#else
+#define WICK_SLEEF(f) Sleef_##f##f4_u10sse4
+#define WICK_SLEEF_D(f) Sleef_##f##d2_u10sse4
+#define WICK_SLEEF_VEC __m128
+#define WICK_SLEEF_VECD __m128d
+#endif
+// SLEEF's functions of this target (libsleef; sleef.h declares the 256- and 512-bit
+// ones only when the whole file is compiled for AVX / AVX-512).
+extern "C" {
+WICK_SLEEF_VEC WICK_SLEEF(exp)(WICK_SLEEF_VEC);
+WICK_SLEEF_VEC WICK_SLEEF(log)(WICK_SLEEF_VEC);
+WICK_SLEEF_VEC WICK_SLEEF(sin)(WICK_SLEEF_VEC);
+WICK_SLEEF_VEC WICK_SLEEF(cos)(WICK_SLEEF_VEC);
+WICK_SLEEF_VEC WICK_SLEEF(tanh)(WICK_SLEEF_VEC);
+WICK_SLEEF_VEC WICK_SLEEF(erf)(WICK_SLEEF_VEC);
+WICK_SLEEF_VECD WICK_SLEEF_D(exp)(WICK_SLEEF_VECD);
+}
+#else
+#define WICK_SIMD_VECTOR 0
+#define WICK_SIMD_F16 0
+#endif
+
+// Largest vector in floats on any target, for the padded last vector of a run.
+constexpr size_t kMaxLanes = 64 / sizeof(float);
+
+// ---- scalar forms: targets without a vector path -------------------------------------
+template <class T>
+float to_f32(T x) {
+  return float(x);
+}
+template <class T>
+T from_f32(float x) {
+  return T(x);
+}
+
+template <class Fn, class T>
+void scalar_map(const T* x, T* y, size_t n, Fn f) {
+  for (size_t i = 0; i < n; ++i) y[i] = from_f32<T>(f(to_f32(x[i])));
+}
+
+template <class T>
+float scalar_sum(const T* x, size_t n) {
+  if (n <= 256) {
+    float lane[8] = {};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (size_t k = 0; k < 8; ++k) lane[k] += to_f32(x[i + k]);
+    for (size_t k = 0; i < n; ++i, ++k) lane[k] += to_f32(x[i]);
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  }
+  size_t half = (n / 2) & ~size_t(7);
+  return scalar_sum(x, half) + scalar_sum(x + half, n - half);
+}
+
+template <class T>
+void scalar_softmax(const T* x, T* y, size_t n, bool log, double* e) {
+  float m = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  for (size_t i = 0; i < n; ++i) {
+    float v = to_f32(x[i]);
+    nan |= v != v;
+    m = v > m ? v : m;
+  }
+  if (nan) {
+    for (size_t i = 0; i < n; ++i) y[i] = from_f32<T>(std::numeric_limits<float>::quiet_NaN());
+    return;
+  }
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += e[i] = std::exp(double(to_f32(x[i])) - double(m));
+  if (log) {
+    const double lse = double(m) + std::log(sum);
+    for (size_t i = 0; i < n; ++i) y[i] = convert<T, double>(double(to_f32(x[i])) - lse);
+    return;
+  }
+  const double inv = 1.0 / sum;
+  for (size_t i = 0; i < n; ++i) y[i] = convert<T, double>(e[i] * inv);
+}
+
+#if WICK_SIMD_VECTOR
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// Element types as f32 vectors: loads widen, stores round to nearest even.
+template <class T>
+struct Io;
+template <>
+struct Io<float> {
+  static VF load(DF d, const float* p) { return hn::LoadU(d, p); }
+  static void store(DF d, VF v, float* p) { hn::StoreU(v, d, p); }
+};
+template <>
+struct Io<bf16> {
+  static VF load(DF d, const bf16* p) {
+    const hn::Rebind<hwy::bfloat16_t, DF> db;
+    return hn::PromoteTo(d, hn::LoadU(db, reinterpret_cast<const hwy::bfloat16_t*>(p)));
+  }
+  // f32_to_bf16_bits: x + 0x7fff + (bit 16 of x), the top half; a NaN keeps its top
+  // half with the quiet bit set.
+  static void store(DF d, VF v, bf16* p) {
+    const hn::RebindToUnsigned<DF> du;
+    const hn::RebindToSigned<DF> di;
+    const hn::Rebind<uint16_t, DF> d16;
+    const auto u = hn::BitCast(du, v);
+    const auto lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+    const auto rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du, 0x7fffu), lsb)));
+    const auto quiet = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));
+    const auto bits = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet, rounded);
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, bits)), d16, reinterpret_cast<uint16_t*>(p));
+  }
+};
+template <>
+struct Io<f16> {
+  static VF load(DF d, const f16* p) {
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+  }
+  static void store(DF d, VF v, f16* p) {
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    hn::StoreU(hn::DemoteTo(dh, v), dh, reinterpret_cast<hwy::float16_t*>(p));
+  }
+};
+
+// y = f(x) vector by vector; the last partial vector goes through a padded copy
+// (zeros), so every element takes the same vector code.
+template <class In, class Out, class F>
+void map(const In* x, Out* y, size_t n, F f) {
+  const DF d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) Io<Out>::store(d, f(d, Io<In>::load(d, x + i)), y + i);
+  if (i < n) {
+    In xb[kMaxLanes] = {};
+    Out yb[kMaxLanes];
+    std::memcpy(xb, x + i, (n - i) * sizeof(In));
+    Io<Out>::store(d, f(d, Io<In>::load(d, xb)), yb);
+    std::memcpy(y + i, yb, (n - i) * sizeof(Out));
+  }
+}
+
+// ---- vector forms of the functors of backend/common/functors.h ------------------------
+HWY_INLINE VF vexp(VF v) { return VF{WICK_SLEEF(exp)(v.raw)}; }
+HWY_INLINE VF vlog(VF v) { return VF{WICK_SLEEF(log)(v.raw)}; }
+HWY_INLINE VF vsin(VF v) { return VF{WICK_SLEEF(sin)(v.raw)}; }
+HWY_INLINE VF vcos(VF v) { return VF{WICK_SLEEF(cos)(v.raw)}; }
+HWY_INLINE VF vtanh(VF v) { return VF{WICK_SLEEF(tanh)(v.raw)}; }
+HWY_INLINE VF verf(VF v) { return VF{WICK_SLEEF(erf)(v.raw)}; }
+
+template <UnaryOp Op>
+struct VOp;
+template <>
+struct VOp<UnaryOp::Exp> {
+  VF operator()(DF, VF x) const { return vexp(x); }
+};
+template <>
+struct VOp<UnaryOp::Log> {
+  VF operator()(DF, VF x) const { return vlog(x); }
+};
+template <>
+struct VOp<UnaryOp::Sin> {
+  VF operator()(DF, VF x) const { return vsin(x); }
+};
+template <>
+struct VOp<UnaryOp::Cos> {
+  VF operator()(DF, VF x) const { return vcos(x); }
+};
+template <>
+struct VOp<UnaryOp::Tanh> {
+  VF operator()(DF, VF x) const { return vtanh(x); }
+};
+template <>
+struct VOp<UnaryOp::Erf> {
+  VF operator()(DF, VF x) const { return verf(x); }
+};
+// x / (1 + exp(-x))
+template <>
+struct VOp<UnaryOp::Silu> {
+  VF operator()(DF d, VF x) const { return hn::Div(x, hn::Add(hn::Set(d, 1.0f), vexp(hn::Neg(x)))); }
+};
+// 1 / (1 + exp(-x))
+template <>
+struct VOp<UnaryOp::Sigmoid> {
+  VF operator()(DF d, VF x) const {
+    const VF one = hn::Set(d, 1.0f);
+    return hn::Div(one, hn::Add(one, vexp(hn::Neg(x))));
+  }
+};
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+template <>
+struct VOp<UnaryOp::Gelu> {
+  VF operator()(DF d, VF x) const {
+    const VF k = hn::Set(d, 0.79788456080286535587989211986876373f);
+    const VF cube = hn::Mul(hn::Mul(hn::Mul(hn::Set(d, 0.044715f), x), x), x);
+    const VF t = vtanh(hn::Mul(k, hn::Add(x, cube)));
+    return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), hn::Add(hn::Set(d, 1.0f), t));
+  }
+};
+// 0.5 x (1 + erf(x / sqrt(2)))
+template <>
+struct VOp<UnaryOp::GeluErf> {
+  VF operator()(DF d, VF x) const {
+    const VF e = verf(hn::Mul(x, hn::Set(d, 0.70710678118654752440084436210484903f)));
+    return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), hn::Add(hn::Set(d, 1.0f), e));
+  }
+};
+#endif  // WICK_SIMD_VECTOR
+
+// The ops simd::has_unary lists, each on element type T.
+template <class T>
+void unary_typed(UnaryOp op, const T* x, T* y, size_t n) {
+  constexpr bool vector = WICK_SIMD_VECTOR && (!std::is_same_v<T, f16> || WICK_SIMD_F16);
+  switch (op) {
+#if WICK_SIMD_VECTOR
+#define WICK_SIMD_CASE(op_)                     \
+  case UnaryOp::op_:                            \
+    if constexpr (vector) {                     \
+      return map(x, y, n, VOp<UnaryOp::op_>{}); \
+    } else {                                    \
+      return scalar_map(x, y, n, fn::op_{});    \
+    }
+#else
+#define WICK_SIMD_CASE(op_) \
+  case UnaryOp::op_:        \
+    return scalar_map(x, y, n, fn::op_{});
+#endif
+    WICK_SIMD_CASE(Exp)
+    WICK_SIMD_CASE(Log)
+    WICK_SIMD_CASE(Sin)
+    WICK_SIMD_CASE(Cos)
+    WICK_SIMD_CASE(Tanh)
+    WICK_SIMD_CASE(Erf)
+    WICK_SIMD_CASE(Silu)
+    WICK_SIMD_CASE(Sigmoid)
+    WICK_SIMD_CASE(Gelu)
+    WICK_SIMD_CASE(GeluErf)
+#undef WICK_SIMD_CASE
+    default:
+      break;  // not reached: has_unary lists the ops above
+  }
+  (void)vector;
+}
+
+template <class T>
+float sum_typed(const T* x, size_t n) {
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DF d;
+    const size_t lanes = hn::Lanes(d);
+    // Blocks of up to 32 vectors in four independent accumulators; halves combine
+    // recursively (pairwise), splitting on whole vectors.
+    if (n > 32 * lanes) {
+      const size_t half = (n / 2) / lanes * lanes;
+      return sum_typed(x, half) + sum_typed(x + half, n - half);
+    }
+    VF a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 4 * lanes <= n; i += 4 * lanes) {
+      a0 = hn::Add(a0, Io<T>::load(d, x + i));
+      a1 = hn::Add(a1, Io<T>::load(d, x + i + lanes));
+      a2 = hn::Add(a2, Io<T>::load(d, x + i + 2 * lanes));
+      a3 = hn::Add(a3, Io<T>::load(d, x + i + 3 * lanes));
+    }
+    for (; i + lanes <= n; i += lanes) a0 = hn::Add(a0, Io<T>::load(d, x + i));
+    if (i < n) {
+      T xb[kMaxLanes] = {};
+      std::memcpy(xb, x + i, (n - i) * sizeof(T));
+      a1 = hn::Add(a1, Io<T>::load(d, xb));
+    }
+    return hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  }
+#endif
+  return scalar_sum(x, n);
+}
+
+template <class T>
+void softmax_typed(const T* x, T* y, size_t n, bool log, double* e) {
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DF d;
+    const hn::Half<DF> dh;
+    const hn::Repartition<double, DF> dd;
+    using VD = hn::Vec<decltype(dd)>;
+    const size_t lanes = hn::Lanes(d), half = lanes / 2;
+    const float ninf = -std::numeric_limits<float>::infinity();
+    // Pass 1: the max, and whether a NaN is present (Max does not propagate NaN).
+    VF vmax = hn::Set(d, ninf);
+    bool nan = false;
+    size_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const VF v = Io<T>::load(d, x + i);
+      nan |= !hn::AllFalse(d, hn::IsNaN(v));
+      vmax = hn::Max(vmax, v);
+    }
+    for (; i < n; ++i) {
+      const float v = to_f32(x[i]);
+      nan |= v != v;
+      vmax = hn::Max(vmax, hn::Set(d, v));
+    }
+    if (nan) {
+      for (size_t k = 0; k < n; ++k) y[k] = from_f32<T>(std::numeric_limits<float>::quiet_NaN());
+      return;
+    }
+    const float m = hn::GetLane(hn::MaxOfLanes(d, vmax));
+    const VD vm = hn::Set(dd, double(m));
+    // f64 halves of a vector of elements (the padded last vector: -inf, whose
+    // exponential adds nothing to the sum).
+    auto halves = [&](size_t at, VD& lo, VD& hi) {
+      VF v;
+      if (at + lanes <= n) {
+        v = Io<T>::load(d, x + at);
+      } else {
+        alignas(64) float xb[kMaxLanes];
+        for (size_t k = 0; k < lanes; ++k) xb[k] = at + k < n ? to_f32(x[at + k]) : ninf;
+        v = hn::LoadU(d, xb);
+      }
+      lo = hn::PromoteTo(dd, hn::LowerHalf(dh, v));
+      hi = hn::PromoteTo(dd, hn::UpperHalf(dh, v));
+    };
+    // f32 vector of two f64 halves, stored (rounded once to T) at y + at.
+    auto store = [&](size_t at, VD lo, VD hi) {
+      const VF v = hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+      if (at + lanes <= n) {
+        Io<T>::store(d, v, y + at);
+      } else {
+        T yb[kMaxLanes];
+        Io<T>::store(d, v, yb);
+        std::memcpy(y + at, yb, (n - at) * sizeof(T));
+      }
+    };
+    // Pass 2: e = exp(x - max) in f64 (x - max is exact there) into the scratch row,
+    // and its sum. The scratch holds whole vectors: n rounded up to a vector.
+    VD s0 = hn::Zero(dd), s1 = s0;
+    for (i = 0; i < n; i += lanes) {
+      VD lo, hi;
+      halves(i, lo, hi);
+      lo = VD{WICK_SLEEF_D(exp)(hn::Sub(lo, vm).raw)};
+      hi = VD{WICK_SLEEF_D(exp)(hn::Sub(hi, vm).raw)};
+      hn::StoreU(lo, dd, e + i);
+      hn::StoreU(hi, dd, e + i + half);
+      s0 = hn::Add(s0, lo);
+      s1 = hn::Add(s1, hi);
+    }
+    const double sum = hn::GetLane(hn::SumOfLanes(dd, hn::Add(s0, s1)));
+    // Pass 3, in f64, one rounding to f32 on the way out (and one more to f16/bf16).
+    if (log) {
+      const VD lse = hn::Set(dd, double(m) + std::log(sum));
+      for (i = 0; i < n; i += lanes) {
+        VD lo, hi;
+        halves(i, lo, hi);
+        store(i, hn::Sub(lo, lse), hn::Sub(hi, lse));
+      }
+      return;
+    }
+    const VD inv = hn::Set(dd, 1.0 / sum);
+    for (i = 0; i < n; i += lanes)
+      store(i, hn::Mul(hn::LoadU(dd, e + i), inv), hn::Mul(hn::LoadU(dd, e + i + half), inv));
+    return;
+  }
+#endif
+  scalar_softmax(x, y, n, log, e);
+}
+
+// ---- the exported kernels (one per entry point of simd.h) ------------------------------
+void WidenKernel(DType half, const uint16_t* x, float* y, size_t n) {
+  if (half == DType::BF16) {
+    const bf16* xs = reinterpret_cast<const bf16*>(x);
+#if WICK_SIMD_VECTOR
+    map(xs, y, n, [](DF, VF v) { return v; });
+#else
+    for (size_t i = 0; i < n; ++i) y[i] = float(xs[i]);
+#endif
+    return;
+  }
+  const f16* xs = reinterpret_cast<const f16*>(x);
+#if WICK_SIMD_F16
+  map(xs, y, n, [](DF, VF v) { return v; });
+#else
+  for (size_t i = 0; i < n; ++i) y[i] = float(xs[i]);
+#endif
+}
+
+void NarrowKernel(DType half, const float* x, uint16_t* y, size_t n) {
+  if (half == DType::BF16) {
+    bf16* ys = reinterpret_cast<bf16*>(y);
+#if WICK_SIMD_VECTOR
+    map(x, ys, n, [](DF, VF v) { return v; });
+#else
+    for (size_t i = 0; i < n; ++i) ys[i] = bf16(x[i]);
+#endif
+    return;
+  }
+  f16* ys = reinterpret_cast<f16*>(y);
+#if WICK_SIMD_F16
+  map(x, ys, n, [](DF, VF v) { return v; });
+#else
+  for (size_t i = 0; i < n; ++i) ys[i] = f16(x[i]);
+#endif
+}
+
+void UnaryKernel(UnaryOp op, DType dt, const void* x, void* y, size_t n) {
+  switch (dt) {
+    case DType::F32:
+      return unary_typed(op, static_cast<const float*>(x), static_cast<float*>(y), n);
+    case DType::BF16:
+      return unary_typed(op, static_cast<const bf16*>(x), static_cast<bf16*>(y), n);
+    default:
+      return unary_typed(op, static_cast<const f16*>(x), static_cast<f16*>(y), n);
+  }
+}
+
+float SumKernel(DType dt, const void* x, size_t n) {
+  switch (dt) {
+    case DType::F32:
+      return sum_typed(static_cast<const float*>(x), n);
+    case DType::BF16:
+      return sum_typed(static_cast<const bf16*>(x), n);
+    default:
+      return sum_typed(static_cast<const f16*>(x), n);
+  }
+}
+
+void SoftmaxKernel(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
+  switch (dt) {
+    case DType::F32:
+      return softmax_typed(static_cast<const float*>(x), static_cast<float*>(y), n, log, scratch);
+    case DType::BF16:
+      return softmax_typed(static_cast<const bf16*>(x), static_cast<bf16*>(y), n, log, scratch);
+    default:
+      return softmax_typed(static_cast<const f16*>(x), static_cast<f16*>(y), n, log, scratch);
+  }
+}
+
+}  // namespace wick::cpu::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace wick::cpu::simd {
+
+HWY_EXPORT(WidenKernel);
+HWY_EXPORT(NarrowKernel);
+HWY_EXPORT(UnaryKernel);
+HWY_EXPORT(SumKernel);
+HWY_EXPORT(SoftmaxKernel);
+
+void widen(DType half, const uint16_t* x, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(WidenKernel)(half, x, y, n);
+}
+void narrow(DType half, const float* x, uint16_t* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(NarrowKernel)(half, x, y, n);
+}
+
+bool has_unary(UnaryOp op, DType dt) {
+  if (dt != DType::F32 && dt != DType::F16 && dt != DType::BF16) return false;
+  switch (op) {
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tanh:
+    case UnaryOp::Erf:
+    case UnaryOp::Silu:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Gelu:
+    case UnaryOp::GeluErf:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryKernel)(op, dt, x, y, n);
+}
+
+float sum_run(DType dt, const void* x, size_t n) { return HWY_DYNAMIC_DISPATCH(SumKernel)(dt, x, n); }
+
+void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxKernel)(dt, x, y, n, log, scratch);
+}
+
+}  // namespace wick::cpu::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,47 @@
+// Vector kernels of the CPU backend on contiguous runs. One source serves every x86
+// vector target (Highway: SSE4, AVX2, AVX-512); the best target the running CPU
+// supports is chosen at run time (HWY_DYNAMIC_DISPATCH), so one binary runs on every
+// x86-64 machine and an AVX-512 path never runs on a CPU without it. Other targets
+// (and other architectures) take scalar loops with the same semantics.
+//
+// - Transcendental functions are SLEEF's vector functions with a 1.0-ulp bound
+//   (exp, log, sin, cos, tanh, erf); silu, sigmoid, gelu and gelu_erf are written on
+//   them with the formulas of backend/common/functors.h.
+// - f32 <-> f16 / bf16 conversions round to nearest even and give exactly the bits of
+//   wick/dtype.h's scalar conversions: F16C for f16; bf16 by integer rounding (AVX-512
+//   BF16's VCVTNEPS2BF16 flushes f32 subnormals to zero, so it is not used). One
+//   difference: F16C widens a signaling f16 NaN to a quiet f32 NaN (same payload).
+// - Sums accumulate f16/bf16/f32 in f32, pairwise over blocks (error grows like log n).
+// - Softmax rows compute in f64 (SLEEF's f64 exp), as precise as the float64 reference.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "wick/dtype.h"
+#include "wick/ops.h"
+
+namespace wick::cpu::simd {
+
+// f16 / bf16 bits -> f32 and back (rounded to nearest even), n elements. `half` is
+// DType::F16 or DType::BF16.
+void widen(DType half, const uint16_t* x, float* y, size_t n);
+void narrow(DType half, const float* x, uint16_t* y, size_t n);
+
+// True when unary_run has a vector kernel for op on dtype dt (f32, f16 or bf16).
+bool has_unary(UnaryOp op, DType dt);
+// y[i] = op(x[i]) over n elements of dtype dt; requires has_unary(op, dt).
+void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n);
+
+// Sum of n elements of dt (f32, f16 or bf16) accumulated in f32, pairwise.
+float sum_run(DType dt, const void* x, size_t n);
+
+// Softmax (or log-softmax) of one row of n elements of dt (f32, f16 or bf16), in f64
+// as the float64 reference (x - max is exact there; SLEEF's f64 exp), rounded once to
+// f32 on store (then to f16/bf16). `scratch` holds softmax_scratch(n) doubles. A NaN
+// in the row makes the whole row NaN.
+void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch);
+// Doubles of scratch softmax_row needs for a row of n: n rounded up to whole vectors.
+inline size_t softmax_scratch(size_t n) { return (n + 63) / 64 * 64; }
+
+}  // namespace wick::cpu::simd

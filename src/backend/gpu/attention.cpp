@@ -1,0 +1,261 @@
+// Entry points of the ATTENTION family (kernels/attention.cu): attention and the fused
+// rope + KV-cache write.
+//
+// attention takes one of two ways by the number of queries T:
+//  - T <= plan::attention::kMaxDecodeQueries (decoding): flash decoding. The keys are
+//    cut into splits sized so that the grid fills the device (about kBlocksPerSm
+//    blocks a multiprocessor); each block reads its keys and values once for up to
+//    kGroup query heads, straight from the cache in its dtype (f16 / bf16 / f32 for
+//    f32 queries; other pairs are converted to q's dtype first), and writes its
+//    output, or its partial softmax state that attn_combine merges. Bytes: each K and V
+//    row once (per group of kGroup heads); no scores in memory.
+//  - more queries (prefill): the scores through the device GEMM (f32 for f16 / bf16 /
+//    f32 inputs, f64 for f64), a masked, scaled softmax to probabilities in q's dtype,
+//    and a second GEMM with the values, for pieces of queries whose scores stay within
+//    nn::kAttentionScoreBlock. The G = H / Hkv query heads of a key/value head are one
+//    GEMM row block when a piece holds every query, else one GEMM each.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "backend/gpu/gpu_ops.h"
+#include "base/dispatch.h"
+#include "wick/tensor.h"
+
+namespace wick::gpu {
+
+namespace {
+
+namespace ap = plan::attention;
+
+// The largest number of splits of one decode (the combine keeps a weight a split in
+// shared memory).
+constexpr size_t kMaxSplits = 256;
+
+size_t pow2_ceil(size_t v) {
+  size_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+// An operand as the kernels read it: pointer and strides (elements) of a rank-4 layout
+// with unit inner stride, in dtype `dt` (a converted or contiguous copy when needed).
+struct Operand4 {
+  const void* ptr = nullptr;
+  size_t s0 = 0, s1 = 0, s2 = 0;
+  StoragePtr keep;
+};
+
+Operand4 operand4(const GpuStorage& s, const Layout& l, DType dt) {
+  Operand4 o;
+  if (s.dtype() != dt) {
+    o.keep = s.to_dtype(l, dt);  // contiguous
+  } else if (l.strides()[3] != 1 && l.dims()[3] > 1) {
+    auto c = gpu_alloc(s.dev(), l.elem_count(), dt);
+    s.copy_strided_src(*c, 0, l);
+    o.keep = std::move(c);
+  }
+  if (o.keep) {
+    const auto& d = l.dims();
+    o.ptr = GpuStorage::of(*o.keep).raw();
+    o.s2 = d[3];
+    o.s1 = d[2] * d[3];
+    o.s0 = d[1] * d[2] * d[3];
+  } else {
+    o.ptr = s.at(l.start_offset());
+    o.s0 = l.strides()[0];
+    o.s1 = l.strides()[1];
+    o.s2 = l.strides()[2];
+  }
+  return o;
+}
+
+// The (q, k/v) dtype pairs with a decode kernel (kernels/attention.cu: ATTN_DECODE).
+bool decode_pair(DType q, DType kv) {
+  return q == kv || (q == DType::F32 && (kv == DType::F16 || kv == DType::BF16));
+}
+
+bool fits_int(size_t v) { return v <= size_t(INT_MAX); }
+
+StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
+                            const GpuStorage& vs, const Layout& v_l, float scale, bool causal,
+                            unsigned team) {
+  GpuDevice& dev = qs.dev();
+  const DType dt = qs.dtype(),
+              kvt = decode_pair(dt, ks.dtype()) && ks.dtype() == vs.dtype() ? ks.dtype() : dt;
+  const auto& qd = q_l.dims();
+  const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
+  const size_t hkv = k_l.dims()[1], s = k_l.dims()[2], dv = v_l.dims()[3];
+  const size_t g_total = h / hkv, g_chunks = (g_total + ap::kGroup - 1) / ap::kGroup;
+  const Operand4 q = operand4(qs, q_l, dt), k = operand4(ks, k_l, kvt), v = operand4(vs, v_l, kvt);
+  auto out = gpu_alloc(dev, b * h * t * dv, dt);
+
+  // Splits: about kBlocksPerSm blocks a multiprocessor, at least kMinStepsPerSplit
+  // steps of the block's teams each, at most kMaxSplits.
+  const size_t n_teams = ap::kThreads / team, step = n_teams * ap::kKeysPerStep;
+  const size_t base = b * hkv * g_chunks * t;
+  const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
+  const size_t want = std::max<size_t>(1, ap::kBlocksPerSm * sms / base);
+  size_t kps = std::max((s + want - 1) / want, ap::kMinStepsPerSplit * step);
+  kps = std::max(kps, (s + kMaxSplits - 1) / kMaxSplits);
+  kps = (kps + step - 1) / step * step;
+  const size_t n_splits = (s + kps - 1) / kps;
+
+  const DType ct = dt == DType::F64 ? DType::F64 : DType::F32;
+  const size_t cs = dtype_size(ct);
+  DeviceBuffer part;
+  if (n_splits > 1) part = DeviceBuffer(dev, b * h * t * n_splits * (dv + 2) * cs);
+  int hi = int(h), ti = int(t), hkvi = int(hkv), si = int(s), di = int(d), dvi = int(dv);
+  int causal_i = causal ? 1 : 0, team_i = int(team), kps_i = int(kps), splits_i = int(n_splits);
+  const void* qp = q.ptr;
+  const void* kp = k.ptr;
+  const void* vp = v.ptr;
+  size_t q0 = q.s0, q1 = q.s1, q2 = q.s2, k0 = k.s0, k1 = k.s1, k2 = k.s2, v0 = v.s0, v1 = v.s1, v2 = v.s2;
+  void* op = out->raw();
+  void* pp = part.get();
+  void* args[] = {&hi, &ti, &hkvi, &si, &di, &dvi,   &qp,       &q0,     &q1,    &q2,       &kp, &k0, &k1,
+                  &k2, &vp, &v0,   &v1, &v2, &scale, &causal_i, &team_i, &kps_i, &splits_i, &op, &pp};
+  static const DTypePairKernels decode(Module::Attention, "attn_decode");
+  const size_t shmem = n_teams * ap::kGroup * (dv + 2) * cs;
+  dev.launch(decode(dt, kvt), dim3(unsigned(n_splits), unsigned(b * hkv * g_chunks), unsigned(t)),
+             dim3(ap::kThreads), args, shmem);
+  if (n_splits > 1) {
+    size_t rows = b * h * t;
+    const void* pc = part.get();
+    void* cargs[] = {&rows, &dvi, &splits_i, &pc, &op};
+    static const DTypeKernels combine(Module::Attention, "attn_combine");
+    dev.launch(combine[dt], dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))),
+               dim3(ap::combine_block(dv)), cargs, n_splits * cs);
+  }
+  return out;
+}
+
+StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
+                          const GpuStorage& vs, const Layout& v_l, float scale, bool causal) {
+  GpuDevice& dev = qs.dev();
+  const DType dt = qs.dtype();
+  const auto& qd = q_l.dims();
+  const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
+  const size_t hkv = k_l.dims()[1], s = k_l.dims()[2], dv = v_l.dims()[3], g = h / hkv;
+  std::shared_ptr<GpuStorage> keep_q;
+  const char* q = static_cast<const char*>(contiguous_data(qs, q_l, keep_q));
+  Operand4 k = operand4(ks, k_l, dt), v = operand4(vs, v_l, dt);
+  // One stride across (batch, kv head) pairs, as the strided-batched GEMM takes.
+  // (Copies made by operand4 are contiguous, so only the storage's own view can need it.)
+  const auto batched = [&](Operand4& o, const GpuStorage& src, const Layout& l) {
+    if (b == 1 || o.s0 == hkv * o.s1) return;
+    auto c = gpu_alloc(dev, l.elem_count(), dt);
+    src.copy_strided_src(*c, 0, l);
+    const auto& dd = l.dims();
+    o = Operand4{c->raw(), dd[1] * dd[2] * dd[3], dd[2] * dd[3], dd[3], c};
+  };
+  batched(k, ks, k_l);
+  batched(v, vs, v_l);
+  const DType sdt = dt == DType::F64 ? DType::F64 : DType::F32;  // scores
+  const size_t es = dtype_size(dt), ss = dtype_size(sdt);
+  auto out = gpu_alloc(dev, b * h * t * dv, dt);
+  char* o = static_cast<char*>(out->raw());
+  const size_t bk = b * hkv;
+  const size_t rows = std::clamp<size_t>(nn::kAttentionScoreBlock / std::max<size_t>(b * h * s, 1), 1, t);
+  DeviceBuffer scores(dev, bk * g * rows * s * ss);
+  DeviceBuffer probs;
+  if (sdt != dt) probs = DeviceBuffer(dev, bk * g * rows * s * es);
+  static const DTypePairKernels softmax(Module::Attention, "attn_softmax");
+  for (size_t t0 = 0; t0 < t; t0 += rows) {
+    const size_t n = std::min(rows, t - t0);
+    const size_t seen = causal ? s - t + t0 + n : s;  // these queries see no key past it
+    const size_t gs = n == t ? g : 1;                 // heads a GEMM takes: their rows are adjacent
+    char* sc = static_cast<char*>(scores.get());
+    char* pr = probs.get() ? static_cast<char*>(probs.get()) : sc;
+    for (size_t g0 = 0; g0 < g; g0 += gs) {
+      if (d == 0) break;
+      gemm(dev, dt, sdt, false, true, gs * n, seen, d, q + (g0 * t + t0) * d * es, d, g * t * d, k.ptr, k.s2,
+           k.s1, sc + g0 * n * seen * ss, seen, g * n * seen, bk);
+    }
+    if (d == 0) {
+      set_device(dev.ordinal());
+      WICK_GPU_CHECK(gpuMemsetAsync(sc, 0, bk * g * n * seen * ss, dev.stream()));
+    }
+    size_t all_rows = bk * g * n, m_rows = g * n, tt = t, st = s;
+    size_t t0v = t0, nv = n, seenv = seen;
+    int causal_i = causal ? 1 : 0;
+    const void* x = sc;
+    void* y = pr;
+    void* args[] = {&all_rows, &m_rows, &nv, &t0v, &tt, &st, &seenv, &causal_i, &scale, &x, &y};
+    dev.launch(softmax(sdt, dt), dim3(unsigned(std::min<size_t>(all_rows, size_t(1) << 20))),
+               dim3(ap::kSoftmaxThreads), args);
+    for (size_t g0 = 0; g0 < g; g0 += gs) {
+      gemm(dev, dt, dt, false, false, gs * n, dv, seen, pr + g0 * n * seen * es, seen, g * n * seen, v.ptr,
+           v.s2, v.s1, o + (g0 * t + t0) * dv * es, dv, g * t * dv, bk);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+StoragePtr GpuStorage::attention(const Layout& q_l, const BackendStorage& k_s, const Layout& k_l,
+                                 const BackendStorage& v_s, const Layout& v_l, float scale,
+                                 bool causal) const {
+  dispatch_dtype<kFloatDTypes>(dtype_, "attention", []<class T>() {});
+  const GpuStorage &ks = of(k_s), &vs = of(v_s);
+  const auto& qd = q_l.dims();
+  const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
+  const size_t hkv = k_l.dims()[1], s = k_l.dims()[2], dv = v_l.dims()[3];
+  // Flash decoding where the kernels serve: few queries, a team of lanes covering a row
+  // within one wave, dims within int, a grid within the launch limits.
+  const DType kvt = decode_pair(dtype_, ks.dtype()) && ks.dtype() == vs.dtype() ? ks.dtype() : dtype_;
+  const size_t chunk = ap::chunk(dtype_size(kvt));
+  const size_t team = pow2_ceil(std::max<size_t>((std::max(d, dv) + chunk - 1) / chunk, 1));
+  const size_t g_chunks = (h / hkv + ap::kGroup - 1) / ap::kGroup;
+  const bool decode = t <= ap::kMaxDecodeQueries && team <= wave_size(dev_) && fits_int(h) && fits_int(s) &&
+                      fits_int(d) && fits_int(dv) && b * hkv * g_chunks <= 65535;
+  if (decode) return attention_decode(*this, q_l, ks, k_l, vs, v_l, scale, causal, unsigned(team));
+  return attention_gemm(*this, q_l, ks, k_l, vs, v_l, scale, causal);
+}
+
+StoragePtr GpuStorage::rope_kv_cache(RopeKind kind, const Layout& q_l, const BackendStorage& cos_s,
+                                     const Layout& cos_l, const BackendStorage& sin_s, const Layout& sin_l,
+                                     const KvCacheWrite& w) const {
+  dispatch_dtype<kFloatDTypes>(dtype_, "rope_kv_cache", []<class T>() {});
+  const auto& qd = q_l.dims();
+  size_t b = qd[0], t = qd[1], h = qd[2], d = qd[3];
+  size_t hkv = w.k_l->dims()[2], dv = w.v_l->dims()[3];
+  size_t s_k = w.k_cache_l->dims()[2], s_v = w.v_cache_l->dims()[2], pos = w.pos;
+  auto out = gpu_alloc(dev_, b * h * t * d, dtype_);
+  const GpuStorage &kc = of(*w.k_cache), &vc = of(*w.v_cache);
+  const void* q = at(q_l.start_offset());
+  const void* k = of(*w.k).at(w.k_l->start_offset());
+  const void* v = of(*w.v).at(w.v_l->start_offset());
+  const void* c = of(cos_s).at(cos_l.start_offset());
+  const void* sn = of(sin_s).at(sin_l.start_offset());
+  size_t q0 = q_l.strides()[0], q1 = q_l.strides()[1], q2 = q_l.strides()[2];
+  size_t k0 = w.k_l->strides()[0], k1 = w.k_l->strides()[1], k2 = w.k_l->strides()[2];
+  size_t v0 = w.v_l->strides()[0], v1 = w.v_l->strides()[1], v2 = w.v_l->strides()[2];
+  int kind_i = kind == RopeKind::Interleaved ? 1 : 0;
+  static const DTypePairKernels kernels(Module::Attention, "rope_kv");
+  // One launch for q, k and v when the caches share a dtype, else one for q and k and
+  // one for v.
+  const auto run = [&](int what, DType cache_dt, void* kcp, void* vcp) {
+    void* qo = what & 1 ? out->raw() : nullptr;
+    const size_t items =
+        b * t *
+        (((what & 1) ? h * (d / 2) : 0) + ((what & 2) ? hkv * (d / 2) : 0) + ((what & 4) ? hkv * dv : 0));
+    if (items == 0) return;
+    void* args[] = {&what, &kind_i, &b,  &t,  &h,  &hkv, &d,  &dv, &pos, &s_k, &s_v, &q,  &q0,  &q1,
+                    &q2,   &k,      &k0, &k1, &k2, &v,   &v0, &v1, &v2,  &c,   &sn,  &qo, &kcp, &vcp};
+    dev_.launch(kernels(dtype_, cache_dt), dim3(dev_.grid_for(items)), dim3(dev_.block_size()), args);
+  };
+  void* kcp = kc.at(w.k_cache_l->start_offset());
+  void* vcp = vc.at(w.v_cache_l->start_offset());
+  if (kc.dtype() == vc.dtype()) {
+    run(7, kc.dtype(), kcp, vcp);
+  } else {
+    run(3, kc.dtype(), kcp, nullptr);
+    run(4, vc.dtype(), nullptr, vcp);
+  }
+  return out;
+}
+
+}  // namespace wick::gpu

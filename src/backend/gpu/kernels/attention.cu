@@ -1,0 +1,340 @@
+// ATTENTION family: flash decoding over a KV cache (attn_decode_{q}_{kv} and the
+// combine of its splits, attn_combine_{q}), the scaled masked softmax of the GEMM path
+// (attn_softmax_{scores}_{probs}), and the fused rotary embedding + KV-cache write
+// (rope_kv_{dtype}_{cache dtype}). The host side is src/backend/gpu/attention.cpp.
+//
+// Flash decoding (launch_plan.h: attention): block (split, (batch, kv head, group
+// chunk), query) serves up to kGroup query heads that share one key/value head, so each
+// K and V row is read once for all of them, straight from the cache in its own dtype.
+// A lane owns one chunk (E elements: 8 bytes of a 16-bit cache, 16 of an f32 or f64
+// one) of every q, K and V row; the lanes of a team (a power of two of lanes within a
+// wave) cover a row and take one key at a time,
+// kKeysPerStep keys a step. Scores are summed across the team by shuffles; each team
+// keeps an online softmax (running max m, sum l, weighted values acc), the block's
+// teams are merged in shared memory, and the block writes the output (one split) or its
+// (m, l, acc) for attn_combine. Compute in f32 (f64 for f64 queries).
+#include "wave.cuh"
+
+namespace wk {
+
+namespace ap = plan::attention;
+
+// Elements of K a lane owns in a row (launch_plan.h: attention::chunk).
+template <class K>
+inline constexpr int kChunk = int(ap::chunk(sizeof(K)));
+
+// Elements [c0, c0 + E) of a row of n elements, zeros past n. vec: the row starts
+// aligned to E elements and n is a multiple of E (one vector load).
+template <class K>
+__device__ __forceinline__ Vec<K, kChunk<K>> load_chunk(const K* row, int c0, int n, bool vec) {
+  constexpr int E = kChunk<K>;
+  Vec<K, E> w;
+  if (vec && c0 < n) return *reinterpret_cast<const Vec<K, E>*>(row + c0);
+#pragma unroll
+  for (int j = 0; j < E; ++j) w.v[j] = c0 + j < n ? row[c0 + j] : K{};
+  return w;
+}
+
+template <class C>
+struct AddC {
+  __device__ __forceinline__ C operator()(C a, C b) const { return a + b; }
+};
+
+template <class C>
+__device__ __forceinline__ C neg_inf() {
+  return -C(INFINITY);
+}
+// max ignoring NaN (fmax).
+__device__ __forceinline__ float max_c(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double max_c(double a, double b) { return fmax(a, b); }
+
+// One (split, kv head group chunk, query) block. Dims fit int (the host checks).
+// Strides in elements; the last dim of q, k and v has unit stride.
+template <class Q, class K>
+__device__ void attn_decode(int h, int t_count, int hkv, int s, int d, int dv, const Q* q, size_t q_sb,
+                            size_t q_sh, size_t q_st, const K* k, size_t k_sb, size_t k_sh, size_t k_ss,
+                            const K* v, size_t v_sb, size_t v_sh, size_t v_ss, float scale, int causal,
+                            int team, int keys_per_split, int n_splits, Q* out, compute_t<Q>* part) {
+  using C = compute_t<Q>;
+  constexpr int E = kChunk<K>, G = ap::kGroup, U = ap::kKeysPerStep;
+  extern __shared__ uint4 attn_smem[];
+  const int g_total = h / hkv, g_chunks = (g_total + G - 1) / G;
+  const int split = int(blockIdx.x), ti = int(blockIdx.z);
+  const int gc = int(blockIdx.y) % g_chunks;
+  const int kvh = (int(blockIdx.y) / g_chunks) % hkv;
+  const int bi = int(blockIdx.y) / (g_chunks * hkv);
+  const int g0 = gc * G, gn = min(G, g_total - g0);
+  const int lane = int(threadIdx.x) % team, tm = int(threadIdx.x) / team, n_teams = int(blockDim.x) / team;
+  const int c0 = lane * E;
+  const int visible = causal ? s - t_count + ti + 1 : s;
+  const int j_begin = split * keys_per_split;
+  const int j_end = min(visible, j_begin + keys_per_split);
+
+  // The group's query rows, scaled, this lane's chunk.
+  C qv[G][E];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const Q* row =
+        q + size_t(bi) * q_sb + size_t(kvh * g_total + g0 + min(g, gn - 1)) * q_sh + size_t(ti) * q_st;
+#pragma unroll
+    for (int e = 0; e < E; ++e) qv[g][e] = c0 + e < d && g < gn ? to_c(row[c0 + e]) * C(scale) : C(0);
+  }
+  const K* kb = k + size_t(bi) * k_sb + size_t(kvh) * k_sh;
+  const K* vb = v + size_t(bi) * v_sb + size_t(kvh) * v_sh;
+  const bool vec_k = d % E == 0 && reinterpret_cast<uintptr_t>(kb) % sizeof(Vec<K, E>) == 0 && k_ss % E == 0;
+  const bool vec_v = dv % E == 0 && reinterpret_cast<uintptr_t>(vb) % sizeof(Vec<K, E>) == 0 && v_ss % E == 0;
+
+  C m[G], l[G], acc[G][E];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    m[g] = neg_inf<C>();
+    l[g] = C(0);
+#pragma unroll
+    for (int e = 0; e < E; ++e) acc[g][e] = C(0);
+  }
+  // Every team runs the same number of steps (the shuffles need the whole wave).
+  const int step = n_teams * U;
+  const int n_steps = j_end > j_begin ? (j_end - j_begin + step - 1) / step : 0;
+  for (int it = 0; it < n_steps; ++it) {
+    const int j0 = j_begin + it * step + tm * U;
+    Vec<K, E> kr[U], vr[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const bool in = j0 + u < j_end;
+      kr[u] = load_chunk(kb + size_t(in ? j0 + u : j_begin) * k_ss, c0, in ? d : 0, vec_k);
+      vr[u] = load_chunk(vb + size_t(in ? j0 + u : j_begin) * v_ss, c0, in ? dv : 0, vec_v);
+    }
+    C sc[G][U];
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        C p = C(0);
+#pragma unroll
+        for (int e = 0; e < E; ++e) p += qv[g][e] * to_c(kr[u].v[e]);
+        sc[g][u] = group_allreduce(p, team, AddC<C>{});
+      }
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      C mx = m[g];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (j0 + u >= j_end) sc[g][u] = neg_inf<C>();
+        mx = max_c(mx, sc[g][u]);  // ignores NaN; a NaN score still makes l NaN below
+      }
+      if (mx == neg_inf<C>()) continue;  // nothing visible yet
+      const C corr = exp_c(m[g] - mx);   // 0 for the first keys (m = -inf)
+      l[g] *= corr;
+#pragma unroll
+      for (int e = 0; e < E; ++e) acc[g][e] *= corr;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const C p = exp_c(sc[g][u] - mx);  // 0 for masked keys
+        l[g] += p;
+#pragma unroll
+        for (int e = 0; e < E; ++e) acc[g][e] += p * to_c(vr[u].v[e]);
+      }
+      m[g] = mx;
+    }
+  }
+
+  // Merge the teams: slot (team, g) = m, l, acc[dv].
+  C* sm = reinterpret_cast<C*>(attn_smem);
+  const int stride = dv + 2;
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    C* slot = sm + size_t(tm * G + g) * stride;
+    if (lane == 0) {
+      slot[0] = m[g];
+      slot[1] = l[g];
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+      if (c0 + e < dv) slot[2 + c0 + e] = acc[g][e];
+  }
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < gn * dv; i += int(blockDim.x)) {
+    const int g = i / dv, c = i % dv;
+    C mm = neg_inf<C>();
+    for (int j = 0; j < n_teams; ++j) mm = max_c(mm, sm[size_t(j * G + g) * stride]);
+    C ll = C(0), aa = C(0);
+    for (int j = 0; j < n_teams; ++j) {
+      const C* slot = sm + size_t(j * G + g) * stride;
+      const C w = slot[0] == neg_inf<C>() ? C(0) : exp_c(slot[0] - mm);
+      ll += slot[1] * w;
+      aa += slot[2 + c] * w;
+    }
+    const size_t row = (size_t(bi) * h + size_t(kvh * g_total + g0 + g)) * size_t(t_count) + size_t(ti);
+    if (n_splits == 1) {
+      out[row * size_t(dv) + size_t(c)] = from_c<Q>(aa / ll);
+    } else {
+      C* pr = part + (row * size_t(n_splits) + size_t(split)) * size_t(stride);
+      if (c == 0) {
+        pr[0] = mm;
+        pr[1] = ll;
+      }
+      pr[2 + c] = aa;
+    }
+  }
+}
+
+// out row r = sum over splits of acc * exp(m - M) / sum of l * exp(m - M).
+template <class Q>
+__device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<Q>* part, Q* out) {
+  using C = compute_t<Q>;
+  extern __shared__ uint4 attn_smem[];
+  C* w = reinterpret_cast<C*>(attn_smem);  // n_splits weights
+  const size_t stride = size_t(dv) + 2;
+  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const C* p = part + r * size_t(n_splits) * stride;
+    C mm = neg_inf<C>();
+    for (int s = 0; s < n_splits; ++s) mm = max_c(mm, p[size_t(s) * stride]);
+    __syncthreads();  // w may still be read for the previous row
+    for (int s = int(threadIdx.x); s < n_splits; s += int(blockDim.x)) {
+      const C ms = p[size_t(s) * stride];
+      w[s] = ms == neg_inf<C>() ? C(0) : exp_c(ms - mm);
+    }
+    __syncthreads();
+    C ll = C(0);
+    for (int s = 0; s < n_splits; ++s) ll += p[size_t(s) * stride + 1] * w[s];
+    for (int c = int(threadIdx.x); c < dv; c += int(blockDim.x)) {
+      C aa = C(0);
+      for (int s = 0; s < n_splits; ++s) aa += p[size_t(s) * stride + 2 + size_t(c)] * w[s];
+      out[r * size_t(dv) + size_t(c)] = from_c<Q>(aa / ll);
+    }
+  }
+}
+
+// The GEMM path's softmax: row r of `rows` rows of s_seen scores (batch r / m_rows,
+// row i = r % m_rows, query t0 + i % n of t_count) -> probabilities of scale * x over
+// the keys it sees (causal: 0 .. s_total - t_count + query), zeros elsewhere.
+template <class S, class P>
+__device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, size_t t_count, size_t s_total,
+                             size_t s_seen, int causal, float scale, const S* x, P* y) {
+  using C = compute_t<S>;
+  const C ninf = neg_inf<C>();
+  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const size_t qi = t0 + (r % m_rows) % n;
+    const size_t last = s_total - t_count + qi + 1;  // keys a causal query sees
+    const size_t vis = causal && last < s_seen ? last : s_seen;
+    const S* px = x + r * s_seen;
+    P* py = y + r * s_seen;
+    MaxSum<C> st{ninf, C(0)};
+    bool nan = false;
+    for (size_t j = threadIdx.x; j < vis; j += blockDim.x) {
+      const C v = C(scale) * to_c(px[j]);
+      if (v != v) {
+        nan = true;
+      } else if (v > st.m) {
+        st.s = st.s * exp_c(st.m - v) + exp_c(v - v);  // NaN for v = +inf, as the CPU gets
+        st.m = v;
+      } else if (v != ninf) {
+        st.s += exp_c(v - st.m);
+      }
+    }
+    if (nan) st = MaxSum<C>{C(NAN), C(NAN)};
+    st = block_allreduce(st, MaxSumOp<C>{});
+    const C inv = C(1) / st.s;
+    for (size_t j = threadIdx.x; j < s_seen; j += blockDim.x)
+      py[j] = from_c<P>(j < vis ? exp_c(C(scale) * to_c(px[j]) - st.m) * inv : C(0));
+  }
+}
+
+// rope_kv: work items q pairs (B, T, H, D/2), then k pairs (B, T, Hkv, D/2), then v
+// elements (B, T, Hkv, Dv); `what` bits 1 / 2 / 4 select q / k / v. kind 0: pairs (i,
+// i + D/2), 1: (2i, 2i + 1). f64 math, one rounding to each output (as the CPU).
+template <class T, class CT>
+__device__ void rope_kv(int what, int kind, size_t b, size_t t, size_t h, size_t hkv, size_t d, size_t dv,
+                        size_t pos, size_t s_k, size_t s_v, const T* q, size_t q_sb, size_t q_st, size_t q_sh,
+                        const T* k, size_t k_sb, size_t k_st, size_t k_sh, const T* v, size_t v_sb,
+                        size_t v_st, size_t v_sh, const T* cos, const T* sin, T* q_out, CT* k_cache,
+                        CT* v_cache) {
+  const size_t half = d / 2;
+  const size_t nq = (what & 1) ? b * t * h * half : 0, nk = (what & 2) ? b * t * hkv * half : 0;
+  const size_t nv = (what & 4) ? b * t * hkv * dv : 0, total = nq + nk + nv;
+  for (size_t idx = size_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+       idx += size_t(gridDim.x) * blockDim.x) {
+    if (idx < nq + nk) {
+      const bool is_q = idx < nq;
+      const size_t heads = is_q ? h : hkv;
+      size_t r = is_q ? idx : idx - nq;
+      const size_t i = r % half;
+      r /= half;
+      const size_t hi = r % heads;
+      r /= heads;
+      const size_t ti = r % t, bi = r / t;
+      const T* x = is_q ? q + bi * q_sb + ti * q_st + hi * q_sh : k + bi * k_sb + ti * k_st + hi * k_sh;
+      const size_t i0 = kind == 1 ? 2 * i : i, i1 = kind == 1 ? 2 * i + 1 : i + half;
+      const double x0 = to_d(x[i0]), x1 = to_d(x[i1]);
+      const double c = to_d(cos[ti * half + i]), s = to_d(sin[ti * half + i]);
+      const double y0 = x0 * c - x1 * s, y1 = x0 * s + x1 * c;
+      if (is_q) {
+        T* y = q_out + ((bi * h + hi) * t + ti) * d;
+        y[i0] = from_d<T>(y0);
+        y[i1] = from_d<T>(y1);
+      } else {
+        CT* y = k_cache + ((bi * hkv + hi) * s_k + pos + ti) * d;
+        y[i0] = from_d<CT>(y0);
+        y[i1] = from_d<CT>(y1);
+      }
+    } else {
+      size_t r = idx - nq - nk;
+      const size_t c = r % dv;
+      r /= dv;
+      const size_t hi = r % hkv;
+      r /= hkv;
+      const size_t ti = r % t, bi = r / t;
+      v_cache[((bi * hkv + hi) * s_v + pos + ti) * dv + c] =
+          from_d<CT>(to_d(v[bi * v_sb + ti * v_st + hi * v_sh + c]));
+    }
+  }
+}
+
+}  // namespace wk
+
+#define ATTN_DECODE(Q, QS, K, KS)                                                                           \
+  extern "C" __global__ void __launch_bounds__(wk::ap::kThreads, wk::ap::kMinBlocks)                        \
+      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, int d, int dv, const Q* q, size_t q_sb,         \
+                              size_t q_sh, size_t q_st, const K* k, size_t k_sb, size_t k_sh, size_t k_ss,  \
+                              const K* v, size_t v_sb, size_t v_sh, size_t v_ss, float scale, int causal,   \
+                              int team, int keys_per_split, int n_splits, Q* out, wk::compute_t<Q>* part) { \
+    wk::attn_decode<Q, K>(h, t, hkv, s, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb, v_sh,     \
+                          v_ss, scale, causal, team, keys_per_split, n_splits, out, part);                  \
+  }
+ATTN_DECODE(float, f32, float, f32)
+ATTN_DECODE(float, f32, wk::f16s, f16)
+ATTN_DECODE(float, f32, wk::bf16s, bf16)
+ATTN_DECODE(wk::f16s, f16, wk::f16s, f16)
+ATTN_DECODE(wk::bf16s, bf16, wk::bf16s, bf16)
+ATTN_DECODE(double, f64, double, f64)
+
+#define ATTN_COMBINE(Q, QS, ...)                                                                           \
+  WICK_KERNEL attn_combine_##QS(size_t rows, int dv, int n_splits, const wk::compute_t<Q>* part, Q* out) { \
+    wk::attn_combine<Q>(rows, dv, n_splits, part, out);                                                    \
+  }
+WK_FLOAT_DTYPES(ATTN_COMBINE, )
+
+#define ATTN_SOFTMAX(S, SS, P, PS)                                                                         \
+  WICK_KERNEL attn_softmax_##SS##_##PS(size_t rows, size_t m_rows, size_t n, size_t t0, size_t t_count,    \
+                                       size_t s_total, size_t s_seen, int causal, float scale, const S* x, \
+                                       P* y) {                                                             \
+    wk::attn_softmax<S, P>(rows, m_rows, n, t0, t_count, s_total, s_seen, causal, scale, x, y);            \
+  }
+ATTN_SOFTMAX(float, f32, float, f32)
+ATTN_SOFTMAX(float, f32, wk::f16s, f16)
+ATTN_SOFTMAX(float, f32, wk::bf16s, bf16)
+ATTN_SOFTMAX(double, f64, double, f64)
+
+#define ROPE_KV(T, TS, CT, CS)                                                                             \
+  WICK_KERNEL rope_kv_##TS##_##CS(int what, int kind, size_t b, size_t t, size_t h, size_t hkv, size_t d,  \
+                                  size_t dv, size_t pos, size_t s_k, size_t s_v, const T* q, size_t q_sb,  \
+                                  size_t q_st, size_t q_sh, const T* k, size_t k_sb, size_t k_st,          \
+                                  size_t k_sh, const T* v, size_t v_sb, size_t v_st, size_t v_sh,          \
+                                  const T* cos, const T* sin, T* q_out, CT* k_cache, CT* v_cache) {        \
+    wk::rope_kv<T, CT>(what, kind, b, t, h, hkv, d, dv, pos, s_k, s_v, q, q_sb, q_st, q_sh, k, k_sb, k_st, \
+                       k_sh, v, v_sb, v_st, v_sh, cos, sin, q_out, k_cache, v_cache);                      \
+  }
+#define ROPE_KV_ROW(T, TS, ...) \
+  ROPE_KV(T, TS, wk::f16s, f16) \
+  ROPE_KV(T, TS, wk::bf16s, bf16) ROPE_KV(T, TS, float, f32) ROPE_KV(T, TS, double, f64)
+WK_FLOAT_DTYPES(ROPE_KV_ROW, )
