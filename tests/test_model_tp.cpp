@@ -140,6 +140,27 @@ TEST_F(ModelTpTest, Q4_KQwen2SplitInTwoMatchesTheUnsplitModel) {
   expect_split_matches_unsplit(path("m.gguf"), c, v, 2, 2e-3);
 }
 
+// Matrices of one layer in different types (as Q4_K_M mixes them): each rank projects
+// its rows of q, k, v (resp. gate, up) by runs of one type, q and k together and v
+// apart (llama), q apart and k and v together with their biases (qwen2); gate and up
+// apart in both.
+TEST_F(ModelTpTest, MixedWeightTypesSplitInTwoMatchTheUnsplitModel) {
+  for (const std::string arch : {"llama", "qwen2"}) {
+    SCOPED_TRACE(arch);
+    TinyConfig c;
+    c.arch = arch;
+    c.type = GgmlType::Q8_0;
+    c.ff = 128;  // down's column slices of 64: whole blocks of 32
+    if (arch == "llama")
+      c.types = {{"attn_v", GgmlType::Q4_0}, {"ffn_gate", GgmlType::Q4_1}};
+    else
+      c.types = {{"attn_q", GgmlType::Q4_0}, {"ffn_up", GgmlType::Q4_1}};
+    const std::string file = path(arch + "_mixed.gguf");
+    const auto v = test::write_tiny_model(file, c);
+    expect_split_matches_unsplit(file, c, v, 2, 2e-3);
+  }
+}
+
 TEST_F(ModelTpTest, Qwen3SplitInTwoMatchesTheUnsplitModel) {
   TinyConfig c;
   c.arch = "qwen3";  // per-head q/k norms, replicated
