@@ -106,6 +106,46 @@ TEST_F(ModelCli, AbsentDeviceIsAnError) {
   EXPECT_TRUE(contains(r.err, "gpu:9")) << r.err;
 }
 
+// SmolLM2-135M has 9 heads and 3 KV heads: three ranks split it, two do not.
+TEST_F(ModelCli, TensorParallelOnTheCpuGeneratesTheUnsplitText) {
+  const std::string args = "generate '" + kModel + "' -p 'The capital of France is' -n 4 --temp 0 -d cpu";
+  const CliRun whole = run(args), split = run(args + " --tp 3");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  ASSERT_EQ(split.status, 0) << split.err;
+  EXPECT_EQ(split.out, whole.out);
+  EXPECT_TRUE(contains(split.out, " Paris")) << split.out;
+  EXPECT_TRUE(contains(split.err, "on cpu, tp 3)")) << split.err;
+}
+
+TEST_F(ModelCli, TpThatDoesNotDivideTheHeadsIsAnError) {
+  const CliRun r = run("generate '" + kModel + "' -p hi -d cpu --tp 2");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "tp 2: head_count 9 is not a multiple of tp")) << r.err;
+}
+
+// Without NCCL no build splits a model across GPUs: with fewer GPUs than ranks the
+// message counts them, with enough it names NCCL.
+TEST_F(ModelCli, TpAcrossGpusIsRefusedWithoutNccl) {
+  size_t gpus = 0;
+  for (const Device& d : available_devices()) gpus += d.is_gpu();
+  for (const char* cmd : {"generate", "bench-model"}) {
+    const CliRun r =
+        run(std::string(cmd) + " '" + kModel + "' " + (cmd[0] == 'g' ? "-p hi " : "") + "-d gpu --tp 2");
+    EXPECT_EQ(r.status, 2) << cmd;
+    const std::string want =
+        gpus < 2 ? "--tp 2 on GPUs needs 2 GPUs, " + std::to_string(gpus) + " present" : "needs NCCL";
+    EXPECT_TRUE(contains(r.err, want)) << cmd << ": " << r.err;
+  }
+}
+
+TEST_F(ModelCli, BenchModelReportsTp) {
+  const CliRun r = run("bench-model '" + kModel + "' -p 8 -n 2 -r 1 -d cpu --tp 3 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  for (const auto& t : j) EXPECT_EQ(t["tp"], 3);
+}
+
 TEST_F(ModelCli, BenchModelJsonHasPrefillAndDecodeFigures) {
   const CliRun r = run("bench-model '" + kModel + "' -p 16 -n 4 -r 2 -d cpu --json");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -46,7 +46,8 @@ double seconds_since(clock::time_point t0) {
 int cmd_bench_model(const BenchModelOptions& o) {
   if (o.reps < 1) throw UsageError("bench-model: -r must be at least 1");
   const Device dev = model_device(o.device);
-  Model m = load_model(o.model, dev, o.depth + std::max<size_t>({o.n_prompt, o.n_gen, 1}));
+  Model m = load_model(o.model, dev, o.depth + std::max<size_t>({o.n_prompt, o.n_gen, 1}),
+                       model_communicator(dev, o.tp));
   const ModelInfo& i = m.info();
   std::mt19937 rng(1234);
   auto random_tokens = [&](size_t n) {
@@ -107,6 +108,7 @@ int cmd_bench_model(const BenchModelOptions& o) {
                      {"name", i.name},
                      {"device", dev.str()},
                      {"device_name", device_info(dev).name},
+                     {"tp", i.tp},
                      {"model_size", i.weight_bytes},
                      {"model_n_params", i.n_params},
                      {"test", r.test},

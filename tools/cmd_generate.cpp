@@ -40,18 +40,36 @@ Device model_device(const std::string& name) {
   return Device::cpu();
 }
 
-Model load_model(const std::string& path, Device device, size_t ctx) {
+std::shared_ptr<Communicator> model_communicator(Device device, size_t tp) {
+  if (tp == 0) return nullptr;
+  if (device.is_cpu()) return Communicator::host(std::vector<Device>(tp, device));
+  if (tp == 1) return Communicator::host({device});
+  size_t gpus = 0;
+  for (const Device& d : available_devices()) gpus += d.is_gpu();
+  if (gpus < tp) {
+    throw_error(ErrorKind::InvalidArgument, "tp",
+                fmt::format("--tp {} on GPUs needs {} GPUs, {} present", tp, tp, gpus));
+  }
+  throw_error(ErrorKind::InvalidArgument, "tp",
+              fmt::format("--tp {} across GPUs needs NCCL, which this build of wick does not have; --tp "
+                          "runs on the CPU (-d cpu) or as one rank on a GPU (--tp 1)",
+                          tp));
+}
+
+Model load_model(const std::string& path, Device device, size_t ctx, std::shared_ptr<Communicator> comm) {
   ModelOptions mo;
   mo.device = device;
   mo.ctx = ctx;
+  const std::string where = comm ? fmt::format("{} (tp {})", device.str(), comm->size()) : device.str();
+  mo.communicator = std::move(comm);
   Progress bar(100);
   int shown = -1;
   mo.progress = [&](size_t done, size_t total) {
     const int pct = total ? int(done * 100 / total) : 100;
     if (pct == shown) return;
     shown = pct;
-    bar.step(size_t(std::min(pct, 99)), fmt::format("loading {} to {} ({:.0f} / {:.0f} MiB)", path,
-                                                    device.str(), mib(done), mib(total)));
+    bar.step(size_t(std::min(pct, 99)),
+             fmt::format("loading {} to {} ({:.0f} / {:.0f} MiB)", path, where, mib(done), mib(total)));
   };
   Model m = Model::load(path, mo);
   bar.done();
@@ -61,9 +79,10 @@ Model load_model(const std::string& path, Device device, size_t ctx) {
 int cmd_generate(const GenerateCliOptions& o) {
   using clock = std::chrono::steady_clock;
   const Device dev = model_device(o.device);
+  auto comm = model_communicator(dev, o.tp);
   const size_t base = memory_stats(dev).in_use;
   const auto t0 = clock::now();
-  Model m = load_model(o.model, dev, o.ctx);
+  Model m = load_model(o.model, dev, o.ctx, std::move(comm));
   const double load_s = std::chrono::duration<double>(clock::now() - t0).count();
   const std::vector<int32_t> ids = prompt_tokens(m, o);
 
@@ -84,8 +103,8 @@ int cmd_generate(const GenerateCliOptions& o) {
   const ModelInfo& i = m.info();
   const MemoryStats mem = memory_stats(dev);
   const size_t model_bytes = i.weight_bytes + i.kv_cache_bytes;
-  fmt::print(stderr, "load: {:.2f} s ({} {}, {:.1f} MiB of weights on {})\n", load_s, i.arch, i.name,
-             mib(i.weight_bytes), dev.str());
+  fmt::print(stderr, "load: {:.2f} s ({} {}, {:.1f} MiB of weights on {}{})\n", load_s, i.arch, i.name,
+             mib(i.weight_bytes), dev.str(), i.tp > 1 ? fmt::format(", tp {}", i.tp) : "");
   fmt::print(stderr, "prompt: {} tokens in {:.3f} s, {:.1f} tok/s\n", st.prompt_tokens, st.prompt_seconds,
              st.prompt_seconds > 0 ? double(st.prompt_tokens) / st.prompt_seconds : 0.0);
   fmt::print(stderr, "generated: {} tokens, {} decode steps in {:.3f} s, {:.1f} tok/s{}\n",

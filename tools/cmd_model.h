@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "wick/comm.h"
 #include "wick/model.h"
 
 namespace wick::cli {
@@ -17,6 +19,7 @@ struct GenerateCliOptions {
   size_t ctx = 0;  // 0: min(the model's context, 4096)
   SamplerParams sampler;
   std::string dump_logits;  // .npy of the prompt's last logits
+  size_t tp = 0;            // ranks of tensor parallelism (model_communicator); 0: none
 };
 // Streams the generated text to stdout; load time, prompt and generation speed and
 // device memory to stderr.
@@ -30,6 +33,7 @@ struct BenchModelOptions {
   size_t depth = 0;  // tokens already in the cache when a test starts (llama-bench's -d)
   int reps = 5;
   bool json = false;
+  size_t tp = 0;  // ranks of tensor parallelism (model_communicator); 0: none
 };
 // llama-bench's figures: prefill tokens/s of n_prompt tokens (pp) and decode tokens/s
 // of n_gen tokens (tg), mean and standard deviation over the repetitions; with a depth,
@@ -38,7 +42,12 @@ int cmd_bench_model(const BenchModelOptions& o);
 
 // The device a model command runs on: `name` parsed, or the first GPU, else the CPU.
 Device model_device(const std::string& name);
-// Loads a model with a progress bar on stderr.
-Model load_model(const std::string& path, Device device, size_t ctx);
+// The communicator of `--tp N` on `device`: N ranks on the CPU, or one rank on a GPU,
+// through the host communicator; null for tp 0. Tensor parallelism across GPUs needs
+// NCCL, which this build does not have: InvalidArgument saying so, or saying how many
+// GPUs are present when there are fewer than N.
+std::shared_ptr<Communicator> model_communicator(Device device, size_t tp);
+// Loads a model with a progress bar on stderr, split over `comm`'s ranks when set.
+Model load_model(const std::string& path, Device device, size_t ctx, std::shared_ptr<Communicator> comm);
 
 }  // namespace wick::cli

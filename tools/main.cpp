@@ -7,7 +7,8 @@
 //   wick export FILE TENSOR -o OUT             (GGUF, safetensors)
 //   wick tokenize MODEL TEXT [--json] [--no-special] [--no-parse-special]
 //   wick generate MODEL -p PROMPT [-n N] [-d DEVICE] [--chat] [--ctx N] [sampling flags] [--dump-logits OUT]
-//   wick bench-model MODEL [-p N] [-n N] [-d DEVICE] [-r REPS] [--json]
+//                 [--tp N]
+//   wick bench-model MODEL [-p N] [-n N] [--depth N] [-d DEVICE] [-r REPS] [--json] [--tp N]
 //   wick --version
 // Exit status (ExitCode in commands.h, README's CLI section): 0 success, 1 a failed check,
 // a benchmark that could not run or another error of the library, 2 bad usage, 3 a file
@@ -139,6 +140,8 @@ int main(int argc, char** argv) {
   tkz->add_flag("--no-parse-special", tokenize.no_parse_special,
                 "control tokens written in the text stay text");
 
+  const char* kTpHelp =
+      "tensor parallelism over N ranks: N on the CPU (-d cpu), or 1 on a GPU (across GPUs it needs NCCL)";
   GenerateCliOptions gen;
   auto* gnr = app.add_subcommand("generate", "generate text with a GGUF model (llama, qwen2, qwen3)");
   gnr->add_option("model", gen.model, "GGUF model file")->required();
@@ -160,6 +163,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gnr->add_option("--seed,-s", gen.sampler.seed, "sampling seed; default random");
   gnr->add_option("--dump-logits", gen.dump_logits, "write the prompt's last logits (f32) to this .npy file");
+  gnr->add_option("--tp", gen.tp, kTpHelp)->check(CLI::PositiveNumber);
 
   BenchModelOptions bm;
   auto* bmd =
@@ -176,6 +180,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   bmd->add_flag("--json", bm.json, "machine-readable output");
+  bmd->add_option("--tp", bm.tp, kTpHelp)->check(CLI::PositiveNumber);
 
   // An unknown subcommand is named as such (CLI11 would report a missing one).
   if (argc > 1 && argv[1][0] != '-') {

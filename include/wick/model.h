@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wick/comm.h"
 #include "wick/device.h"
 #include "wick/sampler.h"
 #include "wick/tensor.h"
@@ -39,25 +40,37 @@ struct ModelOptions {
   // device's free memory. Loading throws OutOfMemory, before uploading, above it.
   size_t memory_limit = 0;
   LoadProgress progress;
+  // Tensor parallelism: when set, the model is split over the communicator's ranks
+  // (rank r on its device r; `device` is not used): each rank holds a share of the
+  // attention heads, KV heads, feed-forward width and vocabulary, and the ranks sum
+  // their partial outputs after each block half. Head counts, KV head counts, the
+  // feed-forward width and the vocabulary must divide by the rank count, and the
+  // row-parallel matrices' column slices must be whole quantization blocks
+  // (InvalidArgument at load otherwise). One rank runs the unsplit model through the
+  // communicator.
+  std::shared_ptr<Communicator> communicator;
 };
 
 // What a loaded model is.
 struct ModelInfo {
   std::string arch;  // general.architecture: "llama", "qwen2", "qwen3"
   std::string name;  // general.name, "" when absent
-  Device device;
+  Device device;     // rank 0's under tensor parallelism
+  size_t tp = 1;     // ranks the model is split over
   size_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0;
   size_t head_dim = 0;     // of queries and keys (attention.key_length)
   size_t n_ff = 0;         // feed-forward width
   size_t n_ctx_train = 0;  // the model's context length
   size_t n_ctx = 0;        // the KV cache's length in tokens
   size_t n_params = 0;
+  // Bytes on the device, summed over the ranks under tensor parallelism.
   size_t weight_bytes = 0;    // the weights on the device
   size_t kv_cache_bytes = 0;  // the KV cache on the device
   size_t work_bytes = 0;      // the most the largest forward pass adds (estimate)
 };
 
-// Device memory a model needs, and what the device has, for the check before loading.
+// Device memory a model needs, and what the device has, for the check before loading;
+// under tensor parallelism, what one rank needs on its device.
 struct MemoryBudget {
   size_t weights = 0, kv_cache = 0, work = 0;  // bytes
   size_t available = 0;                        // bytes: the limit, or free device memory

@@ -67,6 +67,13 @@ struct Weights {
   std::vector<LayerWeights> layers;
 };
 
+// How tensor parallelism splits a tensor over tp ranks (tensor_parallel.h). Out: the
+// output features, a matrix's rows (column-parallel q/k/v, gate/up; the vocabulary
+// rows of the embeddings and the output layer) or a bias; In: the input features, a
+// matrix's columns (row-parallel attention output and down, summed over ranks
+// after); None: every rank holds the whole tensor (norms, RoPE factors).
+enum class TpSplit : uint8_t { None, Out, In };
+
 // Symbols of the tensor shapes.
 enum class Dim : uint8_t { None, Embd, Vocab, Ff, QDim, KvDim, VDim, KvVDim, HeadK, RopeHalf };
 
@@ -82,6 +89,7 @@ struct TensorSpec {
   QTensor LayerWeights::*layer_mat = nullptr;
   Tensor LayerWeights::*layer_vec = nullptr;
   bool on_host = false;  // loaded to the CPU whatever the device (tables built on the host)
+  TpSplit tp = TpSplit::None;
 };
 std::span<const TensorSpec> tensor_table();
 

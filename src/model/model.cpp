@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "model/arch.h"
+#include "model/tensor_parallel.h"
 #include "wick/io.h"
 #include "wick/quant.h"
 #include "wick/tokenizer.h"
@@ -51,8 +52,7 @@ size_t kv_cache_bytes(const HParams& hp, size_t n_ctx) {
 // What one forward pass of kMaxBatch tokens adds to the weights and the cache, at
 // most (f32 activations, the attention's scores and f32 copies of the keys and
 // values, the logits, a dequantized weight on the GPU's GEMM path, the RoPE tables).
-size_t work_bytes(const ModelPlan& p, size_t n_ctx, Device device) {
-  const HParams& hp = p.hp;
+size_t work_bytes(const HParams& hp, size_t n_ctx, Device device) {
   const size_t t = std::min(kMaxBatch, n_ctx);
   const size_t q = hp.n_head * hp.head_dim_k, kv = hp.n_head_kv * (hp.head_dim_k + hp.head_dim_v);
   const size_t vo = hp.n_head * hp.head_dim_v;
@@ -65,35 +65,51 @@ size_t work_bytes(const ModelPlan& p, size_t n_ctx, Device device) {
   return elems * sizeof(float);
 }
 
-MemoryBudget budget_of(const ModelPlan& p, const ModelOptions& o) {
+size_t tp_of(const ModelOptions& o) { return o.communicator ? o.communicator->size() : 1; }
+Device device_of(const ModelOptions& o, size_t rank) {
+  return o.communicator ? o.communicator->device(rank) : o.device;
+}
+
+// What one rank needs on its device (the whole model without tensor parallelism);
+// the memory available is what its device has free divided among the ranks on it.
+MemoryBudget budget_of(const ModelPlan& p, const ModelOptions& o, size_t rank = 0) {
+  const size_t tp = tp_of(o);
+  if (tp > 1) model::check_tensor_parallel(p, tp);
+  const HParams hp = tp > 1 ? model::rank_hparams(p.hp, tp) : p.hp;
+  const Device device = device_of(o, rank);
   const size_t n_ctx = default_ctx(p.hp, o.ctx);
   MemoryBudget b;
-  b.weights = p.weight_bytes;
-  b.kv_cache = kv_cache_bytes(p.hp, n_ctx);
-  b.work = work_bytes(p, n_ctx, o.device);
+  for (const model::PlannedTensor& t : p.tensors)
+    b.weights += t.spec->tp == model::TpSplit::None ? t.device_bytes : t.device_bytes / tp;
+  b.kv_cache = kv_cache_bytes(hp, n_ctx);
+  b.work = work_bytes(hp, n_ctx, device);
   if (o.memory_limit) {
     b.available = o.memory_limit;
   } else {
     // Free memory 0 means unknown (a CPU without /proc/meminfo): no check.
-    const MemoryStats m = memory_stats(o.device);
+    const MemoryStats m = memory_stats(device);
     b.available = m.free ? m.free + m.cached : SIZE_MAX;
   }
+  size_t sharing = 0;
+  for (size_t r = 0; r < tp; ++r) sharing += device_of(o, r) == device;
+  if (b.available != SIZE_MAX) b.available /= sharing;
   return b;
 }
 
-void check_budget(const std::string& path, const ModelOptions& o, const MemoryBudget& b, size_t n_ctx) {
+void check_budget(const std::string& path, const ModelOptions& o, const MemoryBudget& b, size_t n_ctx,
+                  Device device) {
   if (b.needed() <= b.available) return;
   throw_error(
       ErrorKind::OutOfMemory, kOp,
       fmt::format("{} needs {:.1f} MiB on {} (weights {:.1f} MiB, KV cache {:.1f} MiB for {} tokens, "
                   "work buffers {:.1f} MiB) but {} {:.1f} MiB; try a smaller --ctx or another device",
-                  path, mib(b.needed()), o.device.str(), mib(b.weights), mib(b.kv_cache), n_ctx, mib(b.work),
+                  path, mib(b.needed()), device.str(), mib(b.weights), mib(b.kv_cache), n_ctx, mib(b.work),
                   o.memory_limit ? "the memory limit is" : "the device has free", mib(b.available)));
 }
 
 void check_options(const ModelOptions& o) {
   // Fails early, naming the device, when it is absent.
-  (void)device_info(o.device);
+  for (size_t r = 0; r < tp_of(o); ++r) (void)device_info(device_of(o, r));
   if (o.ctx > kMaxCtx) {
     throw_error(ErrorKind::InvalidArgument, kOp, fmt::format("ctx {} exceeds {} tokens", o.ctx, kMaxCtx));
   }
@@ -104,7 +120,9 @@ void check_options(const ModelOptions& o) {
 // The projections of a layer that read the same input: q, k, v (parts 0, 1, 2) and gate,
 // up (0, 1). Adjacent parts of one weight type are uploaded as one matrix (their rows
 // one after the other), so one qmatmul launch serves them; parts of different types
-// (Q4_K_M mixes them) stay separate matrices.
+// (Q4_K_M mixes them) stay separate matrices. Under tensor parallelism a rank's matrix
+// holds its rows of each part: its q heads, then its KV heads of k and of v (resp. its
+// slices of gate and up).
 struct Proj {
   QTensor w;
   Tensor bias;                // the parts' biases, concatenated; undefined when none
@@ -112,56 +130,75 @@ struct Proj {
   size_t rows = 0;            // output columns
 };
 
+// What one rank holds: its share of the weights (all of them without tensor
+// parallelism), its KV heads' cache and the RoPE tables, on its device.
+struct Rank {
+  Device device;
+  model::Weights w;
+  std::vector<std::vector<Proj>> qkv, gate_up;  // per layer
+  std::vector<Tensor> k_cache, v_cache;         // per layer (1, Hkv/tp, n_ctx, D) f16, the rank's KV heads
+  Tensor rope_cos, rope_sin;                    // (n_ctx, Dk/2) f32: row p serves position p
+};
+
 struct Model::Impl {
   std::string path;
   RopeStyle rope_style = RopeStyle::Norm;
-  HParams hp;
+  HParams hp;     // the model's
+  HParams local;  // one rank's share of the heads, feed-forward width and vocabulary
   ModelInfo info;
-  model::Weights w;
-  std::vector<std::vector<Proj>> qkv, gate_up;  // per layer
   std::optional<Tokenizer> tok;
-  std::vector<Tensor> k_cache, v_cache;  // per layer (1, Hkv, n_ctx, D) f16
-  Tensor rope_cos, rope_sin;             // (n_ctx, Dk/2) f32: row p serves position p
+  std::shared_ptr<Communicator> comm;  // null: one device, no collectives
+  std::vector<Rank> ranks;
   size_t pos = 0;
 
   void upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o);
   void build_rope_tables();
-  Tensor embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const;
+  Tensor embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin, size_t n) const;
   std::vector<Tensor> project(const Tensor& x, const std::vector<Proj>& ps) const;
-  Tensor attention_block(const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
-  Tensor ffn_block(const Tensor& h, size_t l) const;
+  Tensor attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
+  Tensor ffn_block(const Rank& rk, const Tensor& h, size_t l) const;
+  // The ranks' partial results summed (the results themselves without a communicator).
+  std::vector<Tensor> all_reduce(std::vector<Tensor> parts) const {
+    return comm ? comm->all_reduce_sum(parts) : parts;
+  }
   Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
 };
 
 namespace {
 
-// The merged projections of one layer: part p of `group` (q, k, v or gate, up) is
-// planned tensor parts[p]; runs of one type are concatenated on the host (from the
-// file's mapping) and uploaded as one matrix.
-std::vector<Proj> upload_merged(const GgufFile& file, const std::vector<const model::PlannedTensor*>& parts,
-                                Device dev) {
+// One part of a merged projection (q, k, v, gate or up; under tensor parallelism one
+// rank's rows of it): packed rows on the host.
+struct PartBytes {
+  GgmlType type;
+  size_t rows = 0, cols = 0;
+  const uint8_t* data = nullptr;
+  size_t nbytes = 0;
+};
+
+// The merged projections of one layer on `dev`: runs of adjacent parts of one type
+// are concatenated on the host and uploaded as one matrix.
+std::vector<Proj> upload_merged(const std::vector<PartBytes>& parts, Device dev) {
   std::vector<Proj> out;
   for (size_t p = 0; p < parts.size();) {
-    const GgufTensorInfo& first = *parts[p]->info;
+    const PartBytes& first = parts[p];
     size_t e = p + 1;
-    while (e < parts.size() && parts[e]->info->type == first.type) ++e;
+    while (e < parts.size() && parts[e].type == first.type) ++e;
     Proj pr;
     if (e == p + 1) {
-      pr.w = file.qtensor(first.name, dev);
+      pr.w = QTensor::from_bytes(first.type, Shape{first.rows, first.cols}, first.data, first.nbytes, dev);
     } else {
       size_t bytes = 0, rows = 0;
       for (size_t i = p; i < e; ++i) {
-        bytes += parts[i]->info->nbytes;
-        rows += parts[i]->info->shape()[0];
+        bytes += parts[i].nbytes;
+        rows += parts[i].rows;
       }
       std::vector<uint8_t> data(bytes);
       size_t at = 0;
       for (size_t i = p; i < e; ++i) {
-        std::memcpy(data.data() + at, file.tensor_data(*parts[i]->info), parts[i]->info->nbytes);
-        at += parts[i]->info->nbytes;
+        std::memcpy(data.data() + at, parts[i].data, parts[i].nbytes);
+        at += parts[i].nbytes;
       }
-      pr.w =
-          QTensor::from_bytes(GgmlType(first.type), Shape{rows, first.shape()[1]}, data.data(), bytes, dev);
+      pr.w = QTensor::from_bytes(first.type, Shape{rows, first.cols}, data.data(), bytes, dev);
     }
     for (size_t i = p; i < e; ++i) pr.parts.push_back(i);
     pr.rows = pr.w.shape()[0];
@@ -173,12 +210,16 @@ std::vector<Proj> upload_merged(const GgufFile& file, const std::vector<const mo
 
 }  // namespace
 
+// Without a communicator each tensor goes straight to the device; with one it is read
+// to the host, split (tensor_parallel.h) and each part goes to its rank's device. The
+// mergeable projections are split first and merged per rank after.
 void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o) {
-  const Device dev = o.device;
-  const size_t n_layer = plan.hp.n_layer;
-  w.layers.resize(n_layer);
-  qkv.resize(n_layer);
-  gate_up.resize(n_layer);
+  const size_t tp = ranks.size(), n_layer = plan.hp.n_layer;
+  for (Rank& rk : ranks) {
+    rk.w.layers.resize(n_layer);
+    rk.qkv.resize(n_layer);
+    rk.gate_up.resize(n_layer);
+  }
   // The mergeable matrices, held back until the loop below: q, k, v and gate, up.
   std::vector<std::array<const model::PlannedTensor*, 3>> attn(n_layer), ffn(n_layer);
   const auto slot = [&](const model::PlannedTensor& t) -> const model::PlannedTensor** {
@@ -197,7 +238,9 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
   if (o.progress) o.progress(0, total);
   for (const model::PlannedTensor& t : plan.tensors) {
     const model::TensorSpec& s = *t.spec;
-    const Device where = s.on_host ? Device::cpu() : dev;
+    const std::string& name = t.info->name;
+    const auto where = [&](size_t r) { return s.on_host ? Device::cpu() : ranks[r].device; };
+    const auto layer = [&](size_t r) -> LayerWeights& { return ranks[r].w.layers[size_t(t.layer)]; };
     if (s.layer_mat) {
       if (const model::PlannedTensor** p = slot(t)) {
         *p = &t;
@@ -205,27 +248,64 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
       }
     }
     if (s.mat || s.layer_mat) {
-      QTensor q = file.qtensor(t.info->name, where);
-      (s.mat ? w.*s.mat : w.layers[size_t(t.layer)].*s.layer_mat) = std::move(q);
+      std::vector<QTensor> parts;
+      if (comm)
+        parts = model::split_matrix(file.qtensor(name, Device::cpu()), s.tp, tp, name);
+      else
+        parts.push_back(file.qtensor(name, where(0)));
+      for (size_t r = 0; r < tp; ++r)
+        (s.mat ? ranks[r].w.*s.mat : layer(r).*s.layer_mat) = parts[r].to_device(where(r));
     } else {
-      Tensor v = file.tensor(t.info->name, where).to_dtype(DType::F32);
-      (s.vec ? w.*s.vec : w.layers[size_t(t.layer)].*s.layer_vec) = std::move(v);
+      std::vector<Tensor> parts;
+      if (comm)
+        parts = model::split_vector(file.tensor(name, Device::cpu()).to_dtype(DType::F32), s.tp, tp, name);
+      else
+        parts.push_back(file.tensor(name, where(0)).to_dtype(DType::F32));
+      for (size_t r = 0; r < tp; ++r)
+        (s.vec ? ranks[r].w.*s.vec : layer(r).*s.layer_vec) = parts[r].to_device(where(r));
     }
     done += t.device_bytes;
     if (o.progress) o.progress(done, total);
   }
-  for (size_t l = 0; l < n_layer; ++l) {
-    qkv[l] = upload_merged(file, {attn[l][0], attn[l][1], attn[l][2]}, dev);
-    gate_up[l] = upload_merged(file, {ffn[l][0], ffn[l][1]}, dev);
-    LayerWeights& L = w.layers[l];
-    const Tensor* biases[] = {&L.q_bias, &L.k_bias, &L.v_bias};
-    for (Proj& p : qkv[l]) {
-      if (!L.q_bias.defined()) break;
-      std::vector<Tensor> parts;
-      for (size_t i : p.parts) parts.push_back(*biases[i]);
-      p.bias = parts.size() == 1 ? parts[0] : Tensor::cat(parts, 0);
+  // Each rank's merged projections of a group (q, k, v or gate, up) of layer l: the
+  // parts from the file's mapping, or each part split by its output rows and rank r's
+  // rows of every part merged.
+  const auto merge = [&](const std::vector<const model::PlannedTensor*>& group, size_t l,
+                         std::vector<std::vector<Proj>> Rank::*member) {
+    std::vector<std::vector<PartBytes>> parts(tp);  // per rank
+    std::vector<std::vector<uint8_t>> held;         // the split parts' bytes
+    for (const model::PlannedTensor* t : group) {
+      const GgufTensorInfo& info = *t->info;
+      const GgmlType type = GgmlType(info.type);
+      const size_t cols = info.shape()[1];
+      if (!comm) {
+        parts[0].push_back({type, info.shape()[0], cols, file.tensor_data(info), size_t(info.nbytes)});
+        continue;
+      }
+      const std::vector<QTensor> split =
+          model::split_matrix(file.qtensor(info.name, Device::cpu()), t->spec->tp, tp, info.name);
+      for (size_t r = 0; r < tp; ++r) held.push_back(split[r].to_host_bytes());
+      for (size_t r = 0; r < tp; ++r) {
+        const std::vector<uint8_t>& b = held[held.size() - tp + r];
+        parts[r].push_back({type, split[r].shape()[0], cols, b.data(), b.size()});
+      }
     }
-    L.q_bias = L.k_bias = L.v_bias = Tensor();
+    for (size_t r = 0; r < tp; ++r) (ranks[r].*member)[l] = upload_merged(parts[r], ranks[r].device);
+  };
+  for (size_t l = 0; l < n_layer; ++l) {
+    merge({attn[l][0], attn[l][1], attn[l][2]}, l, &Rank::qkv);
+    merge({ffn[l][0], ffn[l][1]}, l, &Rank::gate_up);
+    for (Rank& rk : ranks) {
+      LayerWeights& L = rk.w.layers[l];
+      const Tensor* biases[] = {&L.q_bias, &L.k_bias, &L.v_bias};
+      for (Proj& p : rk.qkv[l]) {
+        if (!L.q_bias.defined()) break;
+        std::vector<Tensor> parts;
+        for (size_t i : p.parts) parts.push_back(*biases[i]);
+        p.bias = parts.size() == 1 ? parts[0] : Tensor::cat(parts, 0);
+      }
+      L.q_bias = L.k_bias = L.v_bias = Tensor();
+    }
     for (size_t i = 0; i < 3; ++i) done += attn[l][i]->device_bytes;
     for (size_t i = 0; i < 2; ++i) done += ffn[l][i]->device_bytes;
     if (o.progress) o.progress(done, total);
@@ -238,7 +318,7 @@ void Model::Impl::upload(const GgufFile& file, const ModelPlan& plan, const Mode
 void Model::Impl::build_rope_tables() {
   const size_t half = hp.head_dim_k / 2, n_ctx = info.n_ctx;
   std::vector<float> factors(half, 1.0f);
-  if (w.rope_freqs.defined()) factors = w.rope_freqs.to_vector<float>();
+  if (ranks[0].w.rope_freqs.defined()) factors = ranks[0].w.rope_freqs.to_vector<float>();
   std::vector<double> freq(half);
   for (size_t i = 0; i < half; ++i) {
     freq[i] = std::pow(double(hp.rope_base), -2.0 * double(i) / double(hp.head_dim_k)) * hp.rope_freq_scale /
@@ -252,22 +332,38 @@ void Model::Impl::build_rope_tables() {
       s[p * half + i] = float(std::sin(a));
     }
   }
-  rope_cos = Tensor::from_vector(c, {n_ctx, half}, info.device);
-  rope_sin = Tensor::from_vector(s, {n_ctx, half}, info.device);
+  for (Rank& rk : ranks) {
+    rk.rope_cos = Tensor::from_vector(c, {n_ctx, half}, rk.device);
+    rk.rope_sin = Tensor::from_vector(s, {n_ctx, half}, rk.device);
+  }
 }
 
-// Rows of the embedding table for ids[begin, begin + n): the packed rows are
-// gathered on the device, then dequantized to f32 (n, n_embd).
-Tensor Model::Impl::embed(const std::vector<int32_t>& ids, size_t begin, size_t n) const {
-  const QTensor& table = w.token_embd;
+// Rows of the embedding table for ids[begin, begin + n) (n, n_embd) f32: the packed
+// rows are gathered on the device, then dequantized. A rank holds the vocabulary
+// slice [rank V/tp, (rank+1) V/tp): its rows of the other ids are zeros, so that the
+// sum over ranks is each id's row, exactly.
+Tensor Model::Impl::embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin,
+                          size_t n) const {
+  const QTensor& table = rk.w.token_embd;
   const size_t e = info.n_embd, row_bytes = ggml_row_size(table.type(), e);
-  std::vector<uint32_t> idx(ids.begin() + ptrdiff_t(begin), ids.begin() + ptrdiff_t(begin + n));
-  const Tensor idx_t = Tensor::from_vector(idx, {n}, info.device);
-  const Tensor rows = table.bytes().reshape({info.n_vocab, row_bytes}).index_select(idx_t, 0);
-  StoragePtr s =
-      backend_device(info.device)
-          .dequantize(table.type(), *rows.storage(), rows.layout().start_offset(), n * e, DType::F32);
-  return Tensor(std::move(s), Layout(Shape{n, e}), DType::F32, info.device);
+  const size_t vocab = local.n_vocab, first = rank * vocab;
+  std::vector<uint32_t> idx, pick(n);  // rows of this rank; each token's row of them (or the zero row)
+  for (size_t i = 0; i < n; ++i) {
+    const size_t id = size_t(ids[begin + i]);
+    pick[i] = uint32_t(id - first < vocab ? idx.size() : SIZE_MAX);
+    if (id - first < vocab) idx.push_back(uint32_t(id - first));
+  }
+  if (idx.empty()) return Tensor::zeros({n, e}, DType::F32, rk.device);
+  const size_t m = idx.size();
+  const Tensor rows =
+      table.bytes().reshape({vocab, row_bytes}).index_select(Tensor::from_vector(idx, {m}, rk.device), 0);
+  StoragePtr s = backend_device(rk.device).dequantize(table.type(), *rows.storage(),
+                                                      rows.layout().start_offset(), m * e, DType::F32);
+  Tensor x(std::move(s), Layout(Shape{m, e}), DType::F32, rk.device);
+  if (m == n) return x;
+  for (uint32_t& p : pick) p = std::min(p, uint32_t(m));
+  return Tensor::cat({x, Tensor::zeros({1, e}, DType::F32, rk.device)}, 0)
+      .index_select(Tensor::from_vector(pick, {n}, rk.device), 0);
 }
 
 // x (T, E) times each projection of `ps`: (T, p.rows) each, biases added.
@@ -297,62 +393,89 @@ Tensor heads_of(const std::vector<Tensor>& ys, const std::vector<Proj>& ps, size
 
 }  // namespace
 
-// The attention sub-block of layer l for the n tokens at `pos` (h: the normed input,
-// (n, E)): q, k and v from one projection where their types agree, then one fused
-// pass rotates q and k and writes k and v to the cache, attention over the cache, and
-// attn_output (n, E). Temporaries are released as soon as they are used (prefill
-// activations are the runner's work memory).
-Tensor Model::Impl::attention_block(const Tensor& h, size_t l, size_t n, const Tensor& cos,
+// The attention sub-block of layer l for the n tokens at `pos` on rank rk (h: the
+// normed input, (n, E)): q, k and v of the rank's heads from one projection where
+// their types agree, then one fused pass rotates q and k and writes k and v to the
+// rank's cache, attention over the cache, and attn_output (n, E), the rank's partial
+// sum. Temporaries are released as soon as they are used (prefill activations are the
+// runner's work memory).
+Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos,
                                     const Tensor& sin) {
-  const LayerWeights& L = w.layers[l];
-  const size_t nh = hp.n_head, hkv = hp.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
-  std::vector<Tensor> ys = project(h, qkv[l]);
-  Tensor q = heads_of(ys, qkv[l], 0, nh, dk);                       // (1, T, H, Dk)
-  Tensor k = heads_of(ys, qkv[l], nh * dk, hkv, dk);                // (1, T, Hkv, Dk)
-  const Tensor v = heads_of(ys, qkv[l], (nh + hkv) * dk, hkv, dv);  // (1, T, Hkv, Dv)
+  const LayerWeights& L = rk.w.layers[l];
+  const std::vector<Proj>& qkv = rk.qkv[l];
+  const size_t nh = local.n_head, hkv = local.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
+  std::vector<Tensor> ys = project(h, qkv);
+  Tensor q = heads_of(ys, qkv, 0, nh, dk);                       // (1, T, H, Dk)
+  Tensor k = heads_of(ys, qkv, nh * dk, hkv, dk);                // (1, T, Hkv, Dk)
+  const Tensor v = heads_of(ys, qkv, (nh + hkv) * dk, hkv, dv);  // (1, T, Hkv, Dv)
   if (L.q_norm.defined()) {
     q = nn::rms_norm(q, L.q_norm, hp.rms_eps);
     k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
   }
   const RopeKind kind = rope_style == RopeStyle::Norm ? RopeKind::Interleaved : RopeKind::HalfSplit;
-  q = nn::rope_kv_cache(q, k, v, cos, sin, kind, k_cache[l], v_cache[l], pos);  // (1, H, T, Dk)
+  q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], pos);  // (1, H, T, Dk)
   ys.clear();
   k = Tensor();
-  const Tensor kk = k_cache[l].narrow(2, 0, pos + n), vv = v_cache[l].narrow(2, 0, pos + n);
+  const Tensor kk = rk.k_cache[l].narrow(2, 0, pos + n), vv = rk.v_cache[l].narrow(2, 0, pos + n);
   Tensor o = nn::attention(q, kk, vv, float(1.0 / std::sqrt(double(dk))), true);  // (1, H, T, Dv)
   q = Tensor();
   o = o.squeeze(0).transpose(0, 1).reshape({n, nh * dv});
   return qmatmul(o, L.wo);
 }
 
-// The feed-forward sub-block: ffn_down(swiglu(ffn_gate(h), ffn_up(h))), gate and up from
-// one projection where their types agree.
-Tensor Model::Impl::ffn_block(const Tensor& h, size_t l) const {
-  const size_t ff = hp.n_ff;
-  std::vector<Tensor> ys = project(h, gate_up[l]);
+// The feed-forward sub-block on rank rk: ffn_down(swiglu(ffn_gate(h), ffn_up(h))) over
+// the rank's slice of the width (its partial sum), gate and up from one projection
+// where their types agree.
+Tensor Model::Impl::ffn_block(const Rank& rk, const Tensor& h, size_t l) const {
+  const size_t ff = local.n_ff;
+  std::vector<Tensor> ys = project(h, rk.gate_up[l]);
   const Tensor g = ys.size() == 1 ? ys[0].narrow(1, 0, ff) : ys[0];
   const Tensor u = ys.size() == 1 ? ys[0].narrow(1, ff, ff) : ys[1];
   Tensor f = nn::swiglu(g, u);
   ys.clear();
-  return qmatmul(f, w.layers[l].w_down);
+  return qmatmul(f, rk.w.layers[l].w_down);
 }
 
 // One forward pass of ids[begin, begin + n) at position `pos`; logits of the last
-// token (1, n_vocab), or of every token. The residual adds are fused with the norm
-// that follows them (add_rms_norm): x is the residual stream, h its normed copy.
+// token (1, n_vocab), or of every token, on rank 0's device. Every rank holds the
+// whole residual stream x (T, E); each block half's partial outputs are summed over
+// the ranks before they are added to it, and the ranks' vocabulary slices of the
+// logits are gathered. The residual adds are fused with the norm that follows them
+// (add_rms_norm): h is x's normed copy.
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
-  const Tensor cos = rope_cos.narrow(0, pos, n), sin = rope_sin.narrow(0, pos, n);
-  Tensor x = embed(ids, begin, n);  // (T, E)
-  Tensor h = nn::rms_norm(x, w.layers[0].attn_norm, hp.rms_eps);
-  for (size_t l = 0; l < hp.n_layer; ++l) {
-    std::tie(x, h) =
-        nn::add_rms_norm(x, attention_block(h, l, n, cos, sin), w.layers[l].ffn_norm, hp.rms_eps);
-    const Tensor& next_norm = l + 1 < hp.n_layer ? w.layers[l + 1].attn_norm : w.output_norm;
-    std::tie(x, h) = nn::add_rms_norm(x, ffn_block(h, l), next_norm, hp.rms_eps);
+  const size_t tp = ranks.size();
+  std::vector<Tensor> cos(tp), sin(tp), x(tp), h(tp), part(tp);
+  for (size_t r = 0; r < tp; ++r) {
+    cos[r] = ranks[r].rope_cos.narrow(0, pos, n);
+    sin[r] = ranks[r].rope_sin.narrow(0, pos, n);
+    x[r] = embed(ranks[r], r, ids, begin, n);  // (T, E)
   }
-  x = Tensor();
-  if (!all_logits) h = h.narrow(0, n - 1, 1);
-  return qmatmul(h, w.output.defined() ? w.output : w.token_embd);
+  if (comm) x = comm->all_reduce_sum(x);
+  for (size_t r = 0; r < tp; ++r) h[r] = nn::rms_norm(x[r], ranks[r].w.layers[0].attn_norm, hp.rms_eps);
+  for (size_t l = 0; l < hp.n_layer; ++l) {
+    for (size_t r = 0; r < tp; ++r) part[r] = attention_block(ranks[r], h[r], l, n, cos[r], sin[r]);
+    part = all_reduce(std::move(part));
+    for (size_t r = 0; r < tp; ++r) {
+      std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], ranks[r].w.layers[l].ffn_norm, hp.rms_eps);
+      part[r] = Tensor();
+    }
+    for (size_t r = 0; r < tp; ++r) part[r] = ffn_block(ranks[r], h[r], l);
+    part = all_reduce(std::move(part));
+    for (size_t r = 0; r < tp; ++r) {
+      const model::Weights& w = ranks[r].w;
+      const Tensor& next_norm = l + 1 < hp.n_layer ? w.layers[l + 1].attn_norm : w.output_norm;
+      std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], next_norm, hp.rms_eps);
+      part[r] = Tensor();
+    }
+  }
+  for (size_t r = 0; r < tp; ++r) {
+    const model::Weights& w = ranks[r].w;
+    x[r] = Tensor();
+    const Tensor y = all_logits ? h[r] : h[r].narrow(0, n - 1, 1);
+    h[r] = Tensor();
+    part[r] = qmatmul(y, w.output.defined() ? w.output : w.token_embd);  // (T, V/tp)
+  }
+  return comm ? comm->all_gather(part, 1)[0] : part[0];
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -375,17 +498,29 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   const ModelPlan plan = model::plan_model(file);
   const HParams& hp = plan.hp;
   const size_t n_ctx = default_ctx(hp, options.ctx);
-  const MemoryBudget b = budget_of(plan, options);
-  check_budget(path, options, b, n_ctx);
+  const size_t tp = tp_of(options);
+  MemoryBudget b;
+  for (size_t r = 0; r < tp; ++r) {
+    const MemoryBudget br = budget_of(plan, options, r);
+    check_budget(path, options, br, n_ctx, device_of(options, r));
+    b.weights += br.weights;
+    b.kv_cache += br.kv_cache;
+    b.work = std::max(b.work, br.work);
+  }
   if (file.find("tokenizer.ggml.model")) m.tok = Tokenizer::from_gguf(file);
   m.path = path;
   m.rope_style = plan.arch->rope;
   m.hp = hp;
+  m.local = tp > 1 ? model::rank_hparams(hp, tp) : hp;
+  m.comm = options.communicator;
+  m.ranks.resize(tp);
+  for (size_t r = 0; r < tp; ++r) m.ranks[r].device = device_of(options, r);
 
   ModelInfo& i = m.info;
   i.arch = std::string(plan.arch->name);
   i.name = plan.name;
-  i.device = options.device;
+  i.device = m.ranks[0].device;
+  i.tp = tp;
   i.n_vocab = hp.n_vocab;
   i.n_embd = hp.n_embd;
   i.n_layer = hp.n_layer;
@@ -402,9 +537,12 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
 
   m.upload(file, plan, options);
   m.build_rope_tables();
-  for (size_t l = 0; l < hp.n_layer; ++l) {
-    m.k_cache.push_back(Tensor::empty({1, hp.n_head_kv, n_ctx, hp.head_dim_k}, DType::F16, options.device));
-    m.v_cache.push_back(Tensor::empty({1, hp.n_head_kv, n_ctx, hp.head_dim_v}, DType::F16, options.device));
+  const HParams& lh = m.local;
+  for (Rank& rk : m.ranks) {
+    for (size_t l = 0; l < hp.n_layer; ++l) {
+      rk.k_cache.push_back(Tensor::empty({1, lh.n_head_kv, n_ctx, lh.head_dim_k}, DType::F16, rk.device));
+      rk.v_cache.push_back(Tensor::empty({1, lh.n_head_kv, n_ctx, lh.head_dim_v}, DType::F16, rk.device));
+    }
   }
   return Model(std::move(impl));
 }
