@@ -126,8 +126,8 @@ else
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 \
     -DWICK_BUILD_BENCH=ON "${py[@]}" >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
   targets=(wick wick_cli wick_bench)
-  gpu_parts && targets+=(wick-cuda test_gpu_backend test_gpu_elementwise test_gpu_ops test_gpu_quant test_parity
-    test_model test_model_attention test_model_smollm "${pyt[@]}")
+  gpu_parts && targets+=(wick-cuda test_gpu_backend test_gpu_elementwise test_gpu_ops test_gpu_quant test_parity test_api_print test_api_shape
+    test_model test_model_attention test_model_tp test_comm test_model_smollm "${pyt[@]}")
   ninja -C "$B" -j16 "${targets[@]}" >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
@@ -161,6 +161,8 @@ if want test ops quant; then
   if want test; then
     gtest test_gpu_backend 150
     gtest test_gpu_elementwise 150
+    gtest test_api_print 60 --gtest_filter='*Gpu*:*GPU*'
+    gtest test_api_shape 60 --gtest_filter='*Gpu*:*GPU*'
   fi
   want test ops && gtest test_gpu_ops 120
   want test quant && gtest test_gpu_quant 120
@@ -225,6 +227,8 @@ if want model; then
   log "model runner on gpu:0 (test data in $D)"
   gtest test_model 300
   gtest test_model_attention 120
+  gtest test_model_tp 300
+  gtest test_comm 60
   gtest test_model_smollm 300
   log "tiny models' logits on gpu:0 against the float64 NumPy reference"
   PYTHONUNBUFFERED=1 timeout 300 python3 tests/python/check_logits.py --wick "$W" --device gpu:0 \
