@@ -657,7 +657,8 @@ void check_layer_norm(DType dt, size_t rows, size_t cols, bool alpha, bool beta,
     for (size_t i = 0; i < cols; ++i) mean += v[i];
     mean /= double(cols);
     for (size_t i = 0; i < cols; ++i) ss += (v[i] - mean) * (v[i] - mean);
-    const double inv = 1.0 / std::sqrt(ss / double(cols) + 1e-5);
+    // eps as the op receives it: the float 1e-5f, not the double 1e-5 (f64 sees the difference).
+    const double inv = 1.0 / std::sqrt(ss / double(cols) + double(1e-5f));
     for (size_t i = 0; i < cols; ++i) {
       const double want = (v[i] - mean) * inv * (alpha ? a[i] : 1.0) + (beta ? b[i] : 0.0);
       ASSERT_NEAR(got[r * cols + i], want, tol * (1 + std::abs(want))) << "row " << r << " element " << i;
