@@ -189,7 +189,7 @@ bench() {  # filter json-name timeout
 if want bench ops quant; then
   log "benchmarks"
   if want bench; then
-    f='BM_Gpu(D2DCopy|Affine|Exp|Add|Where|Cast|BroadcastAdd|TransposeCopy)/'
+    f='BM_Gpu(D2DCopy|Affine|Exp|Add|Where|Cast|BroadcastAdd|TransposeCopy|EagerOp)/'
     bench "$f" wick_bench_elementwise.json 120
     log "torch_compare (elementwise, PyTorch in the same run)"
     PYTHONUNBUFFERED=1 timeout 120 python3 bench/torch_compare.py "$OUT/wick_bench_elementwise.json" \
