@@ -145,22 +145,14 @@ WICK_GPU_BENCH(BM_GpuCast, f32_bf16, DType::F32, DType::BF16);
 WICK_GPU_BENCH(BM_GpuCast, bf16_f32, DType::BF16, DType::F32);
 WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuTransposeCopy, f32, DType::F32);
-BENCHMARK_CAPTURE(BM_GpuEagerOp, add, EagerOp::Add)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.3);
-BENCHMARK_CAPTURE(BM_GpuEagerOp, exp, EagerOp::Exp)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.3);
-BENCHMARK_CAPTURE(BM_GpuEagerOp, sum, EagerOp::Sum)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.3);
-BENCHMARK_CAPTURE(BM_GpuEagerOp, rms_norm, EagerOp::RmsNorm)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond)
-    ->MinTime(0.3);
+// A fixed count of batches: the manual time is per op, so a minimum time would ask
+// for that much time per op.
+#define WICK_GPU_EAGER_BENCH(name, op) \
+  BENCHMARK_CAPTURE(BM_GpuEagerOp, name, op)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50)
+WICK_GPU_EAGER_BENCH(add, EagerOp::Add);
+WICK_GPU_EAGER_BENCH(exp, EagerOp::Exp);
+WICK_GPU_EAGER_BENCH(sum, EagerOp::Sum);
+WICK_GPU_EAGER_BENCH(rms_norm, EagerOp::RmsNorm);
 
 }  // namespace
 }  // namespace wick
