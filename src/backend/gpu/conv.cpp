@@ -8,15 +8,13 @@
 // cuDNN: conv1d / conv2d are its forward convolution, conv_transpose1d / 2d its
 // backward-data convolution (1-D as 2-D with H = 1), on NCHW tensors. The first
 // call of a shape times cuDNN's algorithms on the call's own buffers
-// (FindConvolution*AlgorithmEx, the workspace from the device's caching allocator)
-// and keeps the fastest of those that compute each output as one sum of products
-// (implicit / precomputed-implicit / explicit GEMM, direct; not FFT or Winograd,
-// whose rounding the GEMM error bound of the tests does not describe). f16 / bf16
-// multiply on tensor cores and accumulate in f32; f32 is full f32 (FMA math) unless
-// options().allow_tf32; f64 in f64. A shape cuDNN does not cover (a tensor of 2^31
-// elements or more, a transposed convolution whose output_padding reaches its
-// stride, or no GEMM-like algorithm) takes the im2col path, and so does every call
-// while options().portable_gemm is set.
+// (FindConvolution*AlgorithmEx, run twice, the second ranking kept; the workspace
+// from the device's caching allocator) and keeps the fastest of those that compute each output as one sum of
+// products (implicit / precomputed-implicit / explicit GEMM, direct; not FFT or Winograd, whose rounding the
+// GEMM error bound of the tests does not describe). f16 / bf16 multiply on tensor cores and accumulate in
+// f32; f32 is full f32 (FMA math) unless options().allow_tf32; f64 in f64. A shape cuDNN does not cover (a
+// tensor of 2^31 elements or more, a transposed convolution whose output_padding reaches its stride, or no
+// GEMM-like algorithm) takes the im2col path, and so does every call while options().portable_gemm is set.
 //
 // im2col: conv1d / conv2d: col = im2col(x) for a chunk of batches (all channels; at most
 // ~1 GiB of columns), then per group one strided-batched GEMM
@@ -44,8 +42,8 @@ namespace wick::gpu {
 
 namespace {
 
-// Column scratch per chunk of batches (im2col), and the most workspace a cuDNN
-// algorithm may take.
+// Column scratch per chunk of batches (im2col), and the least workspace the cuDNN
+// algorithm search is offered (dnn_find_bytes).
 constexpr size_t kColBytes = size_t(1) << 30;
 constexpr size_t kMaxRows = size_t(1) << 20;  // im2col grid cap (grid-stride over column rows)
 
@@ -200,10 +198,20 @@ gpudnnDataType_t dnn_type(DType dt) {
       throw_dnn_error(wick_dnn_case_st_, #call, __FILE__, __LINE__); \
   } while (0)
 
+// The workspace the algorithm search hands cuDNN: at least what the largest
+// GEMM-like algorithm reports (`asked`) and kColBytes, as an algorithm's own
+// report can understate what its fastest kernels take (a layout transpose), at
+// most half the memory the device has free (its free memory plus the caching
+// allocator's idle blocks).
+size_t dnn_find_bytes(GpuDevice& dev, size_t asked) {
+  const MemoryStats m = dev.memory_stats();
+  return std::min(std::max(asked, kColBytes), (m.free + m.cached) / 2);
+}
+
 // Sets up p's descriptors for `k` and picks its algorithm: cuDNN times each
 // algorithm on the call's buffers (fwd_in, filter, fwd_out: the forward
-// convolution's; the output buffer is written) with as much workspace as the
-// GEMM-like ones ask, up to kColBytes. False when cuDNN does not take the case.
+// convolution's; the output buffer is written) with the workspace dnn_find_bytes
+// gives. False when cuDNN does not take the case.
 bool plan_convolution(GpuDevice& dev, gpudnnHandle_t h, const DnnConvKey& k, void* fwd_in, const void* filter,
                       void* fwd_out, DnnConvPlan* p) {
   const gpudnnDataType_t dt = dnn_type(k.dt),
@@ -229,7 +237,7 @@ bool plan_convolution(GpuDevice& dev, gpudnnHandle_t h, const DnnConvKey& k, voi
                                                                        : GPUDNN_DEFAULT_MATH));
   size_t ws_bytes = 0;
   auto take = [&](gpudnnStatus_t st, size_t bytes) {  // an algorithm's workspace, if it runs the case
-    if (st == GPUDNN_STATUS_SUCCESS && bytes <= kColBytes) ws_bytes = std::max(ws_bytes, bytes);
+    if (st == GPUDNN_STATUS_SUCCESS) ws_bytes = std::max(ws_bytes, bytes);
   };
   // The fastest GEMM-like algorithm that ran (the results come fastest first).
   auto pick = [&](const auto* perf, int count, const auto& gemm_like) {
@@ -244,17 +252,22 @@ bool plan_convolution(GpuDevice& dev, gpudnnHandle_t h, const DnnConvKey& k, voi
       return;
     }
   };
+  // Each search runs twice and the second ranking counts: the first pays for
+  // loading each candidate's kernels (lazily loaded modules), which can put a
+  // slow algorithm ahead of a fast one that loads later.
   if (!k.transposed) {
     for (gpudnnConvolutionFwdAlgo_t a : GPUDNN_FWD_GEMM_ALGOS) {
       size_t bytes = 0;
       take(gpudnnGetConvolutionForwardWorkspaceSize(h, p->in, p->filter, p->conv, p->out, a, &bytes), bytes);
     }
+    ws_bytes = dnn_find_bytes(dev, ws_bytes);
     DeviceBuffer ws(dev, ws_bytes);
-    gpudnnConvolutionFwdAlgoPerf_t perf[GPUDNN_FWD_ALGO_COUNT];
+    gpudnnConvolutionFwdAlgoPerf_t perf[2 * GPUDNN_FWD_ALGO_COUNT];
     int count = 0;
-    WICK_DNN_CASE_CHECK(gpudnnFindConvolutionForwardAlgorithmEx(h, p->in, fwd_in, p->filter, filter, p->conv,
-                                                                p->out, fwd_out, GPUDNN_FWD_ALGO_COUNT,
-                                                                &count, perf, ws.get(), ws_bytes));
+    for (int round = 0; round < 2; ++round)
+      WICK_DNN_CASE_CHECK(gpudnnFindConvolutionForwardAlgorithmEx(
+          h, p->in, fwd_in, p->filter, filter, p->conv, p->out, fwd_out, 2 * GPUDNN_FWD_ALGO_COUNT, &count,
+          perf, ws.get(), ws_bytes));
     pick(perf, count, GPUDNN_FWD_GEMM_ALGOS);
   } else {
     for (gpudnnConvolutionBwdDataAlgo_t a : GPUDNN_BWD_DATA_GEMM_ALGOS) {
@@ -262,12 +275,14 @@ bool plan_convolution(GpuDevice& dev, gpudnnHandle_t h, const DnnConvKey& k, voi
       take(gpudnnGetConvolutionBackwardDataWorkspaceSize(h, p->filter, p->out, p->conv, p->in, a, &bytes),
            bytes);
     }
+    ws_bytes = dnn_find_bytes(dev, ws_bytes);
     DeviceBuffer ws(dev, ws_bytes);
-    gpudnnConvolutionBwdDataAlgoPerf_t perf[GPUDNN_BWD_DATA_ALGO_COUNT];
+    gpudnnConvolutionBwdDataAlgoPerf_t perf[2 * GPUDNN_BWD_DATA_ALGO_COUNT];
     int count = 0;
-    WICK_DNN_CASE_CHECK(gpudnnFindConvolutionBackwardDataAlgorithmEx(
-        h, p->filter, filter, p->out, fwd_out, p->conv, p->in, fwd_in, GPUDNN_BWD_DATA_ALGO_COUNT, &count,
-        perf, ws.get(), ws_bytes));
+    for (int round = 0; round < 2; ++round)
+      WICK_DNN_CASE_CHECK(gpudnnFindConvolutionBackwardDataAlgorithmEx(
+          h, p->filter, filter, p->out, fwd_out, p->conv, p->in, fwd_in, 2 * GPUDNN_BWD_DATA_ALGO_COUNT,
+          &count, perf, ws.get(), ws_bytes));
     pick(perf, count, GPUDNN_BWD_DATA_GEMM_ALGOS);
   }
   return p->algo >= 0;
