@@ -113,17 +113,24 @@ def elementwise(out_dir):
     peer = re.search(r"torch (\S+?);", text)
     rows, seen = [], set()
     copy = None
+    eager = []
     for c in md_rows(text):
         if not c[0].startswith("BM_") or c[0] in seen:
             continue
         seen.add(c[0])
         wick, torch = num(c[1]), num(c[2])
+        if c[0].startswith("BM_GpuEagerOp/"):  # host time of one small op, microseconds
+            eager.append({"bench": c[0], "case": c[0].split("/")[1] + " [16] f32, host time", "unit": "us",
+                          "wick": wick, "peer": torch, "ratio": num(c[3])})
+            continue
         if c[0] == "BM_GpuD2DCopy/f32":
             copy = wick
         rows.append({"bench": c[0], "case": CASE_NAMES.get(c[0], c[0]), "unit": "TB/s", "wick": wick,
                      "peer": torch, "ratio": num(c[3]), "vs_copy": rnd(num(c[4]) / 100)})
     sec = {"peer": "PyTorch", "ceiling": {"what": "wick device-to-device copy f32 (bytes read + written)",
                                           "unit": "TB/s", "value": copy}, "rows": rows}
+    if eager:
+        sec["eager_host_time"] = eager
     return sec, (peer.group(1) if peer else None)
 
 
@@ -170,7 +177,9 @@ def quant_report(path):
         host = None if c[2] == "-" else num(c[2])
         rate = num(c[3].split()[0])
         if m.group(1) == "mat-vec":
-            matvec.append({"case": f"{t} [{n} x {k}] batch 1", "type": t, "n": n, "k": k,
+            after = "after a write" in c[0]
+            matvec.append({"case": f"{t} [{n} x {k}] batch 1" + (", after a write" if after else ", back to back"),
+                           "type": t, "n": n, "k": k,
                            "weight_mb": round(wb / 1e6, 1), "unit": "us", "wick": time_us, "host_us": host,
                            "weight_tbps": rate, "ratio": rnd(num(c[4]) / 100),
                            "ratio_of": "weight bytes per second / copy bandwidth", "peer": None})
@@ -398,6 +407,11 @@ def markdown(rec):
               ["case", "wick TB/s", "PyTorch TB/s", "wick / PyTorch", "wick / copy"],
               [[r["case"], f(r["wick"]), f(r["peer"]), f(r["ratio"], 2), pct(r["vs_copy"], 1)] for r in e["rows"]],
               f"2^28 elements; copy = wick's device-to-device f32 copy in this run, {f(e['ceiling']['value'])} TB/s.")
+        if e.get("eager_host_time"):
+            table("GPU: host time of one small eager op",
+                  ["case", "wick us", "PyTorch us", "wick / PyTorch (time)"],
+                  [[r["case"], f(r["wick"], 2), f(r["peer"], 2), f(r["ratio"], 2)] for r in e["eager_host_time"]],
+                  "1000 ops on 16 f32 elements between two synchronizations: the GPU waits on the host.")
     if "gpu_ops" in s:
         table("GPU ops", ["case", "unit", "wick", "PyTorch", "wick / PyTorch", "wick / copy"],
               [[r["case"], r["unit"], f(r["wick"]), f(r["peer"]), f(r["ratio"], 2), pct(r["vs_copy"], 1)]
@@ -411,14 +425,14 @@ def markdown(rec):
             head += ["ordinary launch: us", "% of copy"]
         rows = []
         for r in q["rows"]:
-            row = [r["case"].replace(" batch 1", ""), f(r["weight_mb"], 1), f(r["wick"], 1), f(r["weight_tbps"]),
+            row = [r["case"].replace(" batch 1,", ","), f(r["weight_mb"], 1), f(r["wick"], 1), f(r["weight_tbps"]),
                    pct(r["ratio"])]
             if ordinary:
                 o = ordinary.get(r["case"])
                 row += [f(o["wick"], 1), pct(o["ratio"])] if o else ["-", "-"]
             rows.append(row)
         table("Quantized: batch-1 mat-vec", head, rows,
-              f"f32 x, back-to-back calls; copy = {f(q['ceiling']['value'])} TB/s in the same process.")
+              f"f32 x; back to back: calls queued back to back; after a write: each call after a kernel that writes its x, the mat-vec's share of the pair; copy = {f(q['ceiling']['value'])} TB/s in the same process.")
     if "quantized_dequant_gemm" in s:
         table("Quantized: batch 512, dequantize + GEMM", ["case", "us", "wick TFLOP/s", "bf16 GEMM TFLOP/s", "ratio"],
               [[r["case"].replace(" batch 512", ""), f(r["time_us"], 1), f(r["wick"], 1), f(r["peer"], 1),
