@@ -1,4 +1,4 @@
-// GPU elementwise parity: every op of issue 3 x every dtype it applies to x every
+// GPU elementwise parity: every elementwise op x every dtype it applies to x every
 // layout (contiguous, transposed, broadcast, narrowed, size-1 dims, zero-size) on
 // gpu:0 against the CPU backend. Integer ops, casts, copies and where are exact;
 // float math is held to a bound stated per dtype below. Skips (with the reason)
