@@ -106,14 +106,30 @@ std::vector<uint8_t> slurp(const std::string& p) {
 // Peak resident memory (KiB) of `wick <args>` (run through fork/exec; wait4's rusage).
 long peak_rss_kib(const std::vector<std::string>& args) {
   const std::string cli = test::cli_path();
+  std::vector<char*> argv = {const_cast<char*>(cli.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  // The environment, with AddressSanitizer's quarantine off: freed blocks would stay in it
+  // and count in the peak (without the sanitizer, nothing reads the setting). Built before
+  // fork: the child only calls what is safe after a fork.
+  std::string asan = "ASAN_OPTIONS=quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
+      asan = std::string(*e) + ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+    } else {
+      env_store.emplace_back(*e);
+    }
+  }
+  env_store.push_back(asan);
+  std::vector<char*> envp;
+  for (std::string& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
-    std::vector<char*> argv = {const_cast<char*>(cli.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   int status = 0;
