@@ -159,7 +159,11 @@ OpCase rope_kv_case(DType dt, DType cache_dt, bool interleaved, size_t t, size_t
     return std::vector<Tensor>{qr, kc, vc};
   };
   c.reference = [=](uint64_t seed) {
-    auto [proj, cs, sn] = values(seed);
+    auto [proj, cs_bound, sn_bound] = values(seed);
+    // Named references: a lambda may not capture structured bindings before C++20's
+    // rule reached every compiler (clang 14 refuses).
+    const Values& cs = cs_bound;
+    const Values& sn = sn_bound;
     Values q(b * h * t * d), kc(b * hkv * s * d, 0.5), vc(b * hkv * s * d, -0.5);
     const auto rotate = [&](const double* x, size_t ti, double* y) {
       for (size_t i = 0; i < d / 2; ++i) {
