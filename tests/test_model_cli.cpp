@@ -166,13 +166,13 @@ TEST_F(ModelCli, BenchModelJsonHasPrefillAndDecodeFigures) {
 }
 
 TEST_F(ModelCli, BenchModelDepthStartsEachTestWithContext) {
-  const CliRun r = run("bench-model '" + kModel + "' -p 4 -n 2 --depth 600 -r 1 -d cpu --json");
+  const CliRun r = run("bench-model '" + kModel + "' -p 4 -n 2 --depth 8 -r 1 -d cpu --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.size(), 2u);
-  EXPECT_EQ(j[0]["test"], "pp4 @ d600");
-  EXPECT_EQ(j[1]["test"], "tg2 @ d600");
-  for (const auto& t : j) EXPECT_EQ(t["n_depth"], 600);
+  EXPECT_EQ(j[0]["test"], "pp4 @ d8");
+  EXPECT_EQ(j[1]["test"], "tg2 @ d8");
+  for (const auto& t : j) EXPECT_EQ(t["n_depth"], 8);
 }
 
 TEST_F(ModelCli, BenchModelTable) {
