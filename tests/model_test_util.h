@@ -228,4 +228,11 @@ inline double nmse(const std::vector<float>& a, const std::vector<double>& b) {
   return num / den;
 }
 
+// Tokens used as prompts: a fixed walk over the vocabulary.
+inline std::vector<int32_t> prompt_of(size_t n, size_t vocab) {
+  std::vector<int32_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = int32_t((i * 7 + 3) % vocab);
+  return ids;
+}
+
 }  // namespace wick::test

@@ -13,6 +13,7 @@
 namespace wick {
 namespace {
 
+using test::prompt_of;
 using test::TinyConfig;
 
 class ModelTest : public ::testing::Test {
@@ -23,13 +24,6 @@ class ModelTest : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
-
-// Tokens used as prompts: a fixed walk over the vocabulary.
-std::vector<int32_t> prompt_of(size_t n, size_t vocab) {
-  std::vector<int32_t> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = int32_t((i * 7 + 3) % vocab);
-  return ids;
-}
 
 // Loads `cfg` on every device present and checks the logits of every position of a
 // 9-token prompt against the float64 reference.

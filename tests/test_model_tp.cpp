@@ -16,6 +16,7 @@
 namespace wick {
 namespace {
 
+using test::prompt_of;
 using test::TinyConfig;
 
 class ModelTpTest : public ::testing::Test {
@@ -26,12 +27,6 @@ class ModelTpTest : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
-
-std::vector<int32_t> prompt_of(size_t n, size_t vocab) {
-  std::vector<int32_t> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = int32_t((i * 7 + 3) % vocab);
-  return ids;
-}
 
 // tp ranks on `device` through the host communicator.
 ModelOptions tp_options(size_t tp, Device device = Device::cpu()) {
