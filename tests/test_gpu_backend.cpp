@@ -274,5 +274,100 @@ TEST(GpuDevices, TheBackendReportsItsGpu) {
   EXPECT_GT(info.multiprocessors, 0);
 }
 
+// --- graphs -----------------------------------------------------------------------
+
+TEST(Graphs, TheCpuHasNoQueueToRecord) {
+  try {
+    (void)Graph::capture(Device::cpu(), [] {});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("no queue to record"), std::string::npos) << e.what();
+  }
+  try {
+    Graph().replay();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+  }
+}
+
+// A recorded chain of ops (elementwise, a strided copy that uploads its layout, a
+// reduction, a matmul) replayed after its input changed gives the ops' results on the new
+// input, computed here in float64.
+TEST(Graphs, AReplayRecomputesFromTheInputsItReads) {
+  REQUIRE_GPU();
+  const size_t n = 6;
+  Tensor x = Tensor::zeros({n, n}, DType::F32, kGpu);
+  Tensor y, s;
+  const Graph g = Graph::capture(kGpu, [&] {
+    const Tensor t = x.transpose(0, 1).contiguous();
+    y = x.exp().add(t).matmul(x);
+    s = y.sum({1});
+  });
+  for (int round = 0; round < 3; ++round) {
+    std::vector<float> xv(n * n);
+    for (size_t i = 0; i < xv.size(); ++i)
+      xv[i] = float(0.1 * double((i * 7 + size_t(round) * 5) % 11) - 0.5);
+    x.slice_set_(Tensor::from_vector(xv, {n, n}, kGpu), 0, 0);
+    g.replay();
+    const std::vector<double> got = y.to_f64_vector(), sums = s.to_f64_vector();
+    for (size_t i = 0; i < n; ++i) {
+      double row = 0.0;
+      for (size_t j = 0; j < n; ++j) {
+        double want = 0.0;
+        for (size_t c = 0; c < n; ++c)
+          want += (std::exp(double(xv[i * n + c])) + double(xv[c * n + i])) * double(xv[c * n + j]);
+        EXPECT_NEAR(got[i * n + j], want, 1e-5) << round << " " << i << " " << j;
+        row += got[i * n + j];
+      }
+      EXPECT_NEAR(sums[i], row, 1e-5);
+    }
+  }
+}
+
+// The buffers made while recording stay the graph's: tensors made after it never share
+// them, so a replay leaves them alone; when the graph goes, its memory returns.
+TEST(Graphs, AReplayWritesOnlyTheGraphsOwnBuffers) {
+  REQUIRE_GPU();
+  synchronize(kGpu);
+  const size_t baseline = memory_stats(kGpu).in_use;
+  {
+    Tensor x = Tensor::full(Scalar(2.0), Shape{4096}, DType::F32, kGpu);
+    Tensor out;
+    Graph g = Graph::capture(kGpu, [&] {
+      Tensor a = x.affine(3.0, 0.0);  // released inside the recording
+      out = a.add(x);
+    });
+    std::vector<Tensor> others;
+    for (int i = 0; i < 8; ++i)
+      others.push_back(Tensor::full(Scalar(double(i)), Shape{4096}, DType::F32, kGpu));
+    g.replay();
+    g.replay();
+    EXPECT_EQ(out.to_f64_vector(), std::vector<double>(4096, 8.0));
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(others[size_t(i)].to_f64_vector(), std::vector<double>(4096, double(i)));
+  }
+  synchronize(kGpu);
+  EXPECT_EQ(memory_stats(kGpu).in_use, baseline);
+}
+
+// Reading device memory while recording fails the capture with GpuRuntime; the device
+// then works as before.
+TEST(Graphs, WaitingForTheDeviceWhileRecordingFailsTheCapture) {
+  REQUIRE_GPU();
+  const Tensor x = Tensor::full(Scalar(1.5), Shape{8}, DType::F32, kGpu);
+  try {
+    (void)Graph::capture(kGpu, [&] { (void)x.exp().to_vector<float>(); });
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::GpuRuntime) << e.what();
+  }
+  EXPECT_EQ(x.add(x).to_f64_vector(), std::vector<double>(8, 3.0));
+  const Graph g = Graph::capture(kGpu, [] {});
+  g.replay();
+  synchronize(kGpu);
+}
+
 }  // namespace
 }  // namespace wick

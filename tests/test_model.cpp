@@ -162,6 +162,41 @@ TEST_F(ModelTest, DecodeTokenByTokenMatchesPrefill) {
   }
 }
 
+// One token at a time from position 0, against the float64 reference at every position,
+// with the GPU's recorded decode step (replays from the third token on) and without it;
+// both take the same kernels, so their logits agree exactly. After reset() the
+// recorded step serves the positions again.
+TEST_F(ModelTest, DecodeStepsMatchTheReferenceWithAndWithoutTheGraph) {
+  TinyConfig c;
+  c.type = GgmlType::Q8_0;
+  const test::TinyValues values = test::write_tiny_model(path("m.gguf"), c);
+  const auto ids = prompt_of(20, c.vocab);
+  const auto ref = test::reference_logits(c, values, ids);
+  for (Device d : available_devices()) {
+    SCOPED_TRACE(d.str());
+    std::vector<std::vector<float>> runs;
+    for (bool graph : {true, false}) {
+      ModelOptions o;
+      o.device = d;
+      o.graph = graph;
+      Model m = Model::load(path("m.gguf"), o);
+      std::vector<float> all;
+      for (int pass = 0; pass < 2; ++pass) {
+        m.reset();
+        for (size_t p = 0; p < ids.size(); ++p) {
+          const auto one = m.forward({ids[p]}).to_vector<float>();
+          ASSERT_EQ(one.size(), c.vocab);
+          EXPECT_LT(test::nmse(one, ref[p]), 1e-3)
+              << "graph " << graph << " pass " << pass << " position " << p;
+          if (pass == 1) all.insert(all.end(), one.begin(), one.end());
+        }
+      }
+      runs.push_back(std::move(all));
+    }
+    EXPECT_EQ(runs[0], runs[1]);
+  }
+}
+
 // A prompt longer than one forward pass (512 tokens) runs in several and still
 // matches the reference at its last position.
 TEST_F(ModelTest, LongPromptMatchesReference) {

@@ -82,6 +82,33 @@ void check_case(const Dims& z, bool causal, DType dt, DType kv_dt, double tol) {
   }
 }
 
+// The same with k and v of z.s + spare rows (the spare ones large, so that reading any
+// of them shows) and the key count z.s passed as a u32 tensor on the device.
+void check_kv_len_case(const Dims& z, size_t spare, bool causal, DType dt, DType kv_dt, double tol) {
+  const size_t rows = z.s + spare;
+  const auto q = randoms(z.b * z.h * z.t * z.d, 1);
+  auto k = randoms(z.b * z.hkv * rows * z.d, 2), v = randoms(z.b * z.hkv * rows * z.dv, 3);
+  for (size_t bh = 0; bh < z.b * z.hkv; ++bh)
+    for (size_t j = z.s; j < rows; ++j) {
+      for (size_t c = 0; c < z.d; ++c) k[(bh * rows + j) * z.d + c] = 50.0;
+      for (size_t c = 0; c < z.dv; ++c) v[(bh * rows + j) * z.dv + c] = 1000.0;
+    }
+  const double scale = 1.0 / std::sqrt(double(z.d));
+  for (Device dev : available_devices()) {
+    SCOPED_TRACE(dev.str());
+    const Tensor qt = Tensor::from_vector(q, {z.b, z.h, z.t, z.d}, dev).to_dtype(dt);
+    const Tensor kt = Tensor::from_vector(k, {z.b, z.hkv, rows, z.d}, dev).to_dtype(kv_dt);
+    const Tensor vt = Tensor::from_vector(v, {z.b, z.hkv, rows, z.dv}, dev).to_dtype(kv_dt);
+    const Tensor len = Tensor::from_vector(std::vector<uint32_t>{uint32_t(z.s)}, {1}, dev);
+    const auto want =
+        reference(z, qt.to_f64_vector(), kt.narrow(2, 0, z.s).contiguous().to_f64_vector(),
+                  vt.narrow(2, 0, z.s).contiguous().to_f64_vector(), double(float(scale)), causal);
+    const Tensor out = nn::attention(qt, kt, vt, float(scale), causal, len);
+    ASSERT_EQ(out.dims(), (std::vector<size_t>{z.b, z.h, z.t, z.dv}));
+    EXPECT_LT(max_abs_diff(out.to_f64_vector(), want), tol);
+  }
+}
+
 TEST(Attention, CausalPrefillWithGroupedHeads) {
   check_case({2, 4, 2, 5, 5, 8, 8}, true, DType::F32, DType::F32, 1e-5);
 }
@@ -153,6 +180,17 @@ TEST(Attention, StridedCacheView) {
             1e-12);
 }
 
+// A key count in device memory: decode steps over a cache longer than what is used
+// (the decode kernels read it when they run), a few queries, and a prefill (the GPU's
+// GEMM path reads it first).
+TEST(Attention, KeyCountFromATensorReadsOnlyThoseKeys) {
+  check_kv_len_case({1, 32, 8, 1, 300, 128, 128}, 3796, true, DType::F32, DType::F16, 2e-5);
+  check_kv_len_case({1, 4, 2, 1, 1, 8, 8}, 9, true, DType::F32, DType::F32, 1e-5);
+  check_kv_len_case({2, 8, 2, 1, 2500, 64, 64}, 100, false, DType::F32, DType::F32, 2e-5);
+  check_kv_len_case({1, 8, 2, 4, 300, 128, 128}, 20, true, DType::F32, DType::F16, 2e-5);
+  check_kv_len_case({1, 2, 1, 40, 100, 8, 8}, 28, true, DType::F32, DType::F32, 1e-5);
+}
+
 void expect_error(const Tensor& q, const Tensor& k, const Tensor& v, ErrorKind kind, const std::string& part,
                   float scale = 1.0f, bool causal = true) {
   try {
@@ -186,6 +224,54 @@ TEST(Attention, Errors) {
   expect_error(q, k, Tensor(), ErrorKind::InvalidArgument, "v");
 }
 
+template <class F>
+void expect_kind(F&& f, ErrorKind kind, const std::string& op, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("[" + op + "]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  }
+}
+
+TEST(Attention, KeyCountErrors) {
+  const Tensor q = Tensor::zeros({1, 4, 2, 8}), k = Tensor::zeros({1, 2, 3, 8}),
+               v = Tensor::zeros({1, 2, 3, 8});
+  const auto run = [&](const Tensor& len) {
+    return [&, len] { (void)nn::attention(q, k, v, 1.0f, true, len); };
+  };
+  const auto u32 = [](std::vector<uint32_t> x, Device d = Device::cpu()) {
+    return Tensor::from_vector(x, {x.size()}, d);
+  };
+  expect_kind(run(Tensor::zeros({1}, DType::I32)), ErrorKind::InvalidArgument, "attention",
+              "kv_len [1] i32 must be one u32 element");
+  expect_kind(run(u32({2, 3})), ErrorKind::InvalidArgument, "attention", "must be one u32 element");
+  expect_kind(run(Tensor()), ErrorKind::InvalidArgument, "attention", "kv_len");
+  // Out of [T, S]: the CPU raises it at once.
+  expect_kind(run(u32({1})), ErrorKind::IndexOutOfRange, "attention", "kv_len 1 must lie in [2, 3]");
+  expect_kind(run(u32({4})), ErrorKind::IndexOutOfRange, "attention", "kv_len 4 must lie in [2, 3]");
+  for (Device dev : available_devices()) {
+    if (!dev.is_gpu()) continue;
+    SCOPED_TRACE(dev.str());
+    expect_kind(run(u32({2}, dev)), ErrorKind::DeviceMismatch, "attention", "[1] u32 on " + dev.str());
+    const Tensor qd = q.to_device(dev), kd = k.to_device(dev), vd = v.to_device(dev);
+    // A decode step (one query) reads the count when it runs: raised at the next
+    // synchronization, after which the device is usable.
+    const Tensor q1 = qd.narrow(2, 0, 1);
+    expect_kind(
+        [&] {
+          const Tensor o = nn::attention(q1, kd, vd, 1.0f, true, u32({4}, dev));
+          synchronize(dev);
+        },
+        ErrorKind::IndexOutOfRange, "attention", "index 4 out of range for dim 2 of size 3");
+    EXPECT_EQ(nn::attention(q1, kd, vd, 1.0f, true, u32({3}, dev)).to_f64_vector(),
+              std::vector<double>(4 * 8, 0.0));
+  }
+}
+
 // --- rope_kv_cache ---------------------------------------------------------------
 
 // Rotates row x (D values) by the pairs of `interleaved` with table row c / s.
@@ -207,7 +293,9 @@ std::vector<double> rounded(const std::vector<double>& values, DType dt) {
 // q, k, v taken as column ranges of one (T, (H + 2 Hkv) D) projection (the runner's layout,
 // strided), written at `pos` of caches of `cache_dt` pre-filled with 7; checks the rotated
 // q, the written rows and that no other row changed.
-void check_rope_kv(Device dev, DType dt, DType cache_dt, bool interleaved, size_t pos) {
+// pos_tensor: the position passed as a u32 tensor on the device.
+void check_rope_kv(Device dev, DType dt, DType cache_dt, bool interleaved, size_t pos,
+                   bool pos_tensor = false) {
   const size_t t = 3, h = 4, hkv = 2, d = 8, s = 10, cols = (h + 2 * hkv) * d;
   const auto proj = rounded(randoms(t * cols, 11), dt);
   std::vector<double> ang(t * d / 2), cv(ang.size()), sv(ang.size());
@@ -224,8 +312,11 @@ void check_rope_kv(Device dev, DType dt, DType cache_dt, bool interleaved, size_
   const auto cr = ct.to_f64_vector(), sr = st.to_f64_vector();
   Tensor kc = Tensor::full(7.0, {1, hkv, s, d}, cache_dt, dev),
          vc = Tensor::full(7.0, {1, hkv, s, d}, cache_dt, dev);
-  const Tensor qr = nn::rope_kv_cache(q, k, v, ct, st,
-                                      interleaved ? RopeKind::Interleaved : RopeKind::HalfSplit, kc, vc, pos);
+  const RopeKind kind = interleaved ? RopeKind::Interleaved : RopeKind::HalfSplit;
+  const Tensor qr =
+      pos_tensor ? nn::rope_kv_cache(q, k, v, ct, st, kind, kc, vc,
+                                     Tensor::from_vector(std::vector<uint32_t>{uint32_t(pos)}, {1}, dev))
+                 : nn::rope_kv_cache(q, k, v, ct, st, kind, kc, vc, pos);
   ASSERT_EQ(qr.dims(), (std::vector<size_t>{1, h, t, d}));
   EXPECT_EQ(qr.dtype(), dt);
   std::vector<double> want_q(h * t * d), want_k(hkv * s * d, 7.0), want_v(hkv * s * d, 7.0);
@@ -253,6 +344,8 @@ TEST(RopeKvCache, RotatesQueriesAndWritesTheCaches) {
     SCOPED_TRACE(dev.str());
     for (bool inter : {false, true}) {
       check_rope_kv(dev, DType::F32, DType::F16, inter, 4);
+      check_rope_kv(dev, DType::F32, DType::F16, inter, 7, true);
+      check_rope_kv(dev, DType::F64, DType::F32, inter, 0, true);
       check_rope_kv(dev, DType::F32, DType::F32, inter, 0);
       check_rope_kv(dev, DType::F16, DType::F16, inter, 7);
       check_rope_kv(dev, DType::BF16, DType::F32, inter, 2);
@@ -336,6 +429,41 @@ TEST(RopeKvCache, Errors) {
                        "the caches must be contiguous");
   Tensor ints = Tensor::zeros({1, 2, 5, 8}, DType::I32);
   expect_rope_kv_error(run(q, k, v, c, ints, vc, 0), ErrorKind::UnsupportedDType, "k_cache");
+}
+
+TEST(RopeKvCache, PositionTensorErrors) {
+  const Tensor q = Tensor::zeros({1, 2, 4, 8}), k = Tensor::zeros({1, 2, 2, 8}),
+               v = Tensor::zeros({1, 2, 2, 8});
+  const Tensor c = Tensor::zeros({2, 4});
+  for (Device dev : available_devices()) {
+    SCOPED_TRACE(dev.str());
+    Tensor kc = Tensor::full(7.0, {1, 2, 5, 8}, DType::F16, dev),
+           vc = Tensor::full(7.0, {1, 2, 5, 8}, DType::F16, dev);
+    const Tensor qd = q.to_device(dev), kd = k.to_device(dev), vd = v.to_device(dev), cd = c.to_device(dev);
+    const auto at = [&](const Tensor& pos) {
+      return [&, pos] { (void)nn::rope_kv_cache(qd, kd, vd, cd, cd, RopeKind::HalfSplit, kc, vc, pos); };
+    };
+    expect_kind(at(Tensor::zeros({1}, DType::I64, dev)), ErrorKind::InvalidArgument, "rope_kv_cache",
+                "pos [1] i64 must be one u32 element");
+    expect_kind(at(Tensor::zeros({2}, DType::U32, dev)), ErrorKind::InvalidArgument, "rope_kv_cache",
+                "must be one u32 element");
+    const Tensor four = Tensor::from_vector(std::vector<uint32_t>{4}, {1}, dev);
+    if (dev.is_cpu()) {
+      expect_kind(at(four), ErrorKind::ShapeMismatch, "rope_kv_cache", "2 tokens at position 4 do not fit");
+    } else {
+      expect_kind(at(Tensor::zeros({1}, DType::U32)), ErrorKind::DeviceMismatch, "rope_kv_cache",
+                  "[1] u32 on cpu");
+      // Read when the kernel runs: raised at the next synchronization, nothing written.
+      expect_kind(
+          [&] {
+            at(four)();
+            synchronize(dev);
+          },
+          ErrorKind::IndexOutOfRange, "rope_kv_cache", "index 5 out of range for dim 2 of size 5");
+    }
+    EXPECT_EQ(kc.to_f64_vector(), std::vector<double>(2 * 5 * 8, 7.0));
+    EXPECT_EQ(vc.to_f64_vector(), std::vector<double>(2 * 5 * 8, 7.0));
+  }
 }
 
 TEST(Attention, NonCausalAllowsMoreQueriesThanKeys) {

@@ -133,6 +133,30 @@ TEST_F(SmolLM, GreedyTokensOnTheReferencePathAreTheSameOnTheGpu) {
   EXPECT_LT(nmse(b, a), 1e-6);
 }
 
+// The GPU's recorded decode step against the same steps run as they come: the same
+// greedy tokens over 64 steps (the same kernels, so the same logits).
+TEST_F(SmolLM, GraphReplaysGiveTheTokensOfTheEagerSteps) {
+  const auto dev = gpus();
+  if (dev.empty()) GTEST_SKIP() << "no GPU present: graphs are recorded on GPUs";
+  std::vector<std::vector<int32_t>> runs;
+  for (bool graph : {true, false}) {
+    ModelOptions o;
+    o.device = dev[0];
+    o.ctx = 256;
+    o.graph = graph;
+    Model m = Model::load(kModel, o);
+    // Greedy by hand: no stop at an end-of-generation token.
+    std::vector<float> logits = m.forward(kPromptIds).to_vector<float>();
+    std::vector<int32_t> ids;
+    for (int i = 0; i < 64; ++i) {
+      ids.push_back(int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+      logits = m.forward({ids.back()}).to_vector<float>();
+    }
+    runs.push_back(std::move(ids));
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
 // The fast paths of both devices against the CPU's reference path. The bound is
 // hf_compare.py's for this prompt: 10 x the NMSE that 8-bit rounding of the
 // activations alone causes in a float64 simulation (5.2e-3); each device's top token

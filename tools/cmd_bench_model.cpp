@@ -47,7 +47,7 @@ int cmd_bench_model(const BenchModelOptions& o) {
   if (o.reps < 1) throw UsageError("bench-model: -r must be at least 1");
   const Device dev = model_device(o.device);
   Model m = load_model(o.model, dev, o.depth + std::max<size_t>({o.n_prompt, o.n_gen, 1}),
-                       model_communicator(dev, o.tp));
+                       model_communicator(dev, o.tp), o.graph);
   const ModelInfo& i = m.info();
   std::mt19937 rng(1234);
   auto random_tokens = [&](size_t n) {

@@ -56,10 +56,12 @@ std::shared_ptr<Communicator> model_communicator(Device device, size_t tp) {
                           tp));
 }
 
-Model load_model(const std::string& path, Device device, size_t ctx, std::shared_ptr<Communicator> comm) {
+Model load_model(const std::string& path, Device device, size_t ctx, std::shared_ptr<Communicator> comm,
+                 bool graph) {
   ModelOptions mo;
   mo.device = device;
   mo.ctx = ctx;
+  mo.graph = graph;
   const std::string where = comm ? fmt::format("{} (tp {})", device.str(), comm->size()) : device.str();
   mo.communicator = std::move(comm);
   Progress bar(100);
@@ -82,7 +84,7 @@ int cmd_generate(const GenerateCliOptions& o) {
   auto comm = model_communicator(dev, o.tp);
   const size_t base = memory_stats(dev).in_use;
   const auto t0 = clock::now();
-  Model m = load_model(o.model, dev, o.ctx, std::move(comm));
+  Model m = load_model(o.model, dev, o.ctx, std::move(comm), o.graph);
   const double load_s = std::chrono::duration<double>(clock::now() - t0).count();
   const std::vector<int32_t> ids = prompt_tokens(m, o);
 

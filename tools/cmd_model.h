@@ -20,6 +20,7 @@ struct GenerateCliOptions {
   SamplerParams sampler;
   std::string dump_logits;  // .npy of the prompt's last logits
   size_t tp = 0;            // ranks of tensor parallelism (model_communicator); 0: none
+  bool graph = true;        // ModelOptions::graph
 };
 // Streams the generated text to stdout; load time, prompt and generation speed and
 // device memory to stderr.
@@ -33,7 +34,8 @@ struct BenchModelOptions {
   size_t depth = 0;  // tokens already in the cache when a test starts (llama-bench's -d)
   int reps = 5;
   bool json = false;
-  size_t tp = 0;  // ranks of tensor parallelism (model_communicator); 0: none
+  size_t tp = 0;      // ranks of tensor parallelism (model_communicator); 0: none
+  bool graph = true;  // ModelOptions::graph
 };
 // llama-bench's figures: prefill tokens/s of n_prompt tokens (pp) and decode tokens/s
 // of n_gen tokens (tg), mean and standard deviation over the repetitions; with a depth,
@@ -48,6 +50,8 @@ Device model_device(const std::string& name);
 // GPUs are present when there are fewer than N.
 std::shared_ptr<Communicator> model_communicator(Device device, size_t tp);
 // Loads a model with a progress bar on stderr, split over `comm`'s ranks when set.
-Model load_model(const std::string& path, Device device, size_t ctx, std::shared_ptr<Communicator> comm);
+// graph: ModelOptions::graph.
+Model load_model(const std::string& path, Device device, size_t ctx, std::shared_ptr<Communicator> comm,
+                 bool graph);
 
 }  // namespace wick::cli

@@ -7,8 +7,8 @@
 //   wick export FILE TENSOR -o OUT             (GGUF, safetensors)
 //   wick tokenize MODEL TEXT [--json] [--no-special] [--no-parse-special]
 //   wick generate MODEL -p PROMPT [-n N] [-d DEVICE] [--chat] [--ctx N] [sampling flags] [--dump-logits OUT]
-//                 [--tp N]
-//   wick bench-model MODEL [-p N] [-n N] [--depth N] [-d DEVICE] [-r REPS] [--json] [--tp N]
+//                 [--tp N] [--no-graph]
+//   wick bench-model MODEL [-p N] [-n N] [--depth N] [-d DEVICE] [-r REPS] [--json] [--tp N] [--no-graph]
 //   wick --version
 // Exit status (ExitCode in commands.h, README's CLI section): 0 success, 1 a failed check,
 // a benchmark that could not run or another error of the library, 2 bad usage, 3 a file
@@ -142,6 +142,8 @@ int main(int argc, char** argv) {
 
   const char* kTpHelp =
       "tensor parallelism over N ranks: N on the CPU (-d cpu), or 1 on a GPU (across GPUs it needs NCCL)";
+  const char* kNoGraphHelp =
+      "run every GPU decode step as it comes, not as replays of one recorded graph (same kernels)";
   GenerateCliOptions gen;
   auto* gnr = app.add_subcommand("generate", "generate text with a GGUF model (llama, qwen2, qwen3)");
   gnr->add_option("model", gen.model, "GGUF model file")->required();
@@ -164,6 +166,7 @@ int main(int argc, char** argv) {
   gnr->add_option("--seed,-s", gen.sampler.seed, "sampling seed; default random");
   gnr->add_option("--dump-logits", gen.dump_logits, "write the prompt's last logits (f32) to this .npy file");
   gnr->add_option("--tp", gen.tp, kTpHelp)->check(CLI::PositiveNumber);
+  gnr->add_flag("!--no-graph", gen.graph, kNoGraphHelp);
 
   BenchModelOptions bm;
   auto* bmd =
@@ -181,6 +184,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bmd->add_flag("--json", bm.json, "machine-readable output");
   bmd->add_option("--tp", bm.tp, kTpHelp)->check(CLI::PositiveNumber);
+  bmd->add_flag("!--no-graph", bm.graph, kNoGraphHelp);
 
   // An unknown subcommand is named as such (CLI11 would report a missing one).
   if (argc > 1 && argv[1][0] != '-') {

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,9 +31,9 @@ struct Device {
 // What a device is (for `wick devices` and for sizing work).
 struct DeviceInfo {
   Device device;
-  std::string name;     // "CPU (16 threads)", "NVIDIA H200"
-  std::string backend;  // "cpu", "cuda", "rocm"
-  std::string arch;     // "sm_90", "gfx90a"; empty for the CPU
+  std::string name;             // "CPU (16 threads)", "NVIDIA H200"
+  std::string backend;          // "cpu", "cuda", "rocm"
+  std::string arch;             // "sm_90", "gfx90a"; empty for the CPU
   size_t total_memory = 0;      // bytes; 0 for the CPU
   int wave_size = 0;            // threads per warp / wave; 0 for the CPU
   int multiprocessors = 0;      // SMs / CUs; the thread count for the CPU
@@ -60,6 +62,29 @@ void synchronize(Device device);
 // DLPack's __dlpack__): work they queue on it runs in order with wick's. Null for
 // the CPU.
 void* native_stream(Device device);
+
+// Work recorded once on a GPU and queued again on demand (a CUDA / HIP graph): what
+// a stretch of eager code queues, at a fraction of its host time per replay.
+// Graph::capture runs `record` with the device's queue recording instead of running;
+// replay() queues the recorded kernels again with the same arguments and buffers. So
+// inputs that change between replays are written into tensors the work reads, and
+// tensors made while recording are the graph's: their memory stays reserved until the
+// Graph goes (a replay rewrites them, never another tensor), and a result read after a
+// replay is read from them. Tensors the work reads that were made before recording must
+// outlive the Graph. Inside `record` nothing may wait for the device or read its memory
+// (to_vector, synchronize...): that fails the capture with Error(GpuRuntime), the
+// device usable as before. The CPU has no queue: InvalidArgument.
+class DeviceGraph;
+class Graph {
+ public:
+  Graph() = default;
+  static Graph capture(Device device, const std::function<void()>& record);
+  void replay() const;  // InvalidArgument for an empty Graph
+  bool defined() const { return g_ != nullptr; }
+
+ private:
+  std::shared_ptr<DeviceGraph> g_;
+};
 
 // A GPU backend library and whether it loaded (for `wick devices`).
 struct BackendStatus {

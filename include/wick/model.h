@@ -49,6 +49,11 @@ struct ModelOptions {
   // (InvalidArgument at load otherwise). One rank runs the unsplit model through the
   // communicator.
   std::shared_ptr<Communicator> communicator;
+  // GPU decoding: the first one-token step runs as it comes, the second is recorded
+  // as a graph (BackendDevice::begin_capture) and every later one replays it, with
+  // the token and position passed in device memory. false: every step runs as it
+  // comes (the same kernels). Without tensor parallelism only.
+  bool graph = true;
 };
 
 // What a loaded model is.

@@ -400,6 +400,12 @@ Tensor rope_thd(const Tensor& x, const Tensor& cos, const Tensor& sin);
 // kAttentionScoreBlock of them (B * H * rows * S) at once, which bounds the memory the op
 // takes; few queries (decoding) run as one fused pass over the keys.
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal);
+// The same over the first kv_len keys of k and v (S = kv_len above), kv_len one u32
+// element on q's device that must lie in [max(T, 1), S]. A GPU reads it when the work
+// runs, so one recorded graph serves every length (a value out of range is raised as
+// IndexOutOfRange at the next synchronization); the CPU reads it at once.
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal,
+                 const Tensor& kv_len);
 inline constexpr size_t kAttentionScoreBlock = size_t(1) << 22;
 // silu(gate) * up, elementwise (the gate of a SwiGLU feed-forward): same shape and dtype,
 // a float dtype, any layouts.
@@ -417,6 +423,11 @@ std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x, const Tensor& r, const T
 // rounded once to each output's dtype.
 Tensor rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos, const Tensor& sin,
                      RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos);
+// The same at the position `pos` holds: one u32 element on q's device, read by a GPU
+// when the work runs (rows past the caches are raised as IndexOutOfRange at the next
+// synchronization, and nothing is written), by the CPU at once.
+Tensor rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos, const Tensor& sin,
+                     RopeKind kind, Tensor& k_cache, Tensor& v_cache, const Tensor& pos);
 }  // namespace nn
 
 }  // namespace wick

@@ -722,9 +722,17 @@ void bind_tensor(nb::module_& m) {
   n.def("rope", &nn::rope, "x"_a, "cos"_a, "sin"_a, "Half-split pairs (i, i + D/2) on (B, H, T, D).");
   n.def("rope_i", &nn::rope_i, "x"_a, "cos"_a, "sin"_a, "Interleaved pairs (2i, 2i + 1) on (B, H, T, D).");
   n.def("rope_thd", &nn::rope_thd, "x"_a, "cos"_a, "sin"_a, "Half-split pairs on (B, T, H, D).");
-  n.def("attention", &nn::attention, "q"_a, "k"_a, "v"_a, "scale"_a, "causal"_a = false,
-        nb::call_guard<nb::gil_scoped_release>(),
-        "softmax(scale * q k^T [+ causal mask]) v; q (B, H, T, D), k (B, Hkv, S, D), v (B, Hkv, S, Dv).");
+  n.def(
+      "attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal,
+         std::optional<Tensor> kv_len) {
+        return kv_len ? nn::attention(q, k, v, scale, causal, *kv_len)
+                      : nn::attention(q, k, v, scale, causal);
+      },
+      "q"_a, "k"_a, "v"_a, "scale"_a, "causal"_a = false, "kv_len"_a = nb::none(),
+      nb::call_guard<nb::gil_scoped_release>(),
+      "softmax(scale * q k^T [+ causal mask]) v; q (B, H, T, D), k (B, Hkv, S, D), v (B, Hkv, S, Dv); "
+      "kv_len: a one-element u32 tensor on q's device, the keys used (the first kv_len).");
 }
 
 }  // namespace wick::py

@@ -51,6 +51,18 @@ struct KvCacheWrite {
   BackendStorage* v_cache = nullptr;
   const Layout* v_cache_l = nullptr;
   size_t pos = 0;
+  // When set: the position is element pos_dev_offset (u32) of this storage on the
+  // device, read when the work runs (pos is then unused); out of range is reported at
+  // the next synchronization.
+  const BackendStorage* pos_dev = nullptr;
+  size_t pos_dev_offset = 0;
+};
+
+// An attention's key count in device memory (attention's kv_len): element `offset`
+// (u32) of `storage`; null storage: every key of k and v.
+struct KvLength {
+  const BackendStorage* storage = nullptr;
+  size_t offset = 0;
 };
 
 // The op methods of BackendStorage, one X(return type, name, (parameters),
@@ -158,10 +170,12 @@ struct KvCacheWrite {
   X(StoragePtr, swiglu, (const Layout& l, const BackendStorage& up, const Layout& up_l), const)              \
   /* softmax(scale q k^T [causal mask]) v: this = q (B, H, T, D); k (B, Hkv, S, D) and v (B, Hkv, S, Dv)     \
      any strides, float dtypes of their own (read as q's); output (B, H, T, Dv) in q's dtype. Query i        \
-     sits at position S - T + i (causal: sees keys 0 .. S - T + i). Never empty (front end). */              \
+     sits at position S - T + i (causal: sees keys 0 .. S - T + i). Never empty (front end). kv_len: S from  \
+     device memory (the first kv_len rows of k and v); only GPUs receive one (the front end reads it for     \
+     the CPU). */                                                                                            \
   X(StoragePtr, attention,                                                                                   \
     (const Layout& q_l, const BackendStorage& k, const Layout& k_l, const BackendStorage& v,                 \
-     const Layout& v_l, float scale, bool causal),                                                           \
+     const Layout& v_l, float scale, bool causal, KvLength kv_len),                                          \
     const)                                                                                                   \
   /* this = q (B, T, H, D), inner stride 1: returns rope(q) as (B, H, T, D) and writes rope(k) and v (see    \
      KvCacheWrite) into the caches. kind HalfSplit or Interleaved; cos/sin (T', D/2) contiguous in q's       \
@@ -191,6 +205,13 @@ class BackendStorage {
   WICK_STORAGE_OPS(WICK_STORAGE_PURE_VIRTUAL)
 };
 
+// Work recorded on a device (BackendDevice::begin_capture), queued again by replay().
+class DeviceGraph {
+ public:
+  virtual ~DeviceGraph() = default;
+  virtual void replay() = 0;
+};
+
 class BackendDevice {
  public:
   virtual ~BackendDevice() = default;
@@ -215,6 +236,19 @@ class BackendDevice {
   virtual DeviceInfo info() const = 0;
   virtual MemoryStats memory_stats() const = 0;
 
+  // --- graphs ------------------------------------------------------------------
+  // From begin_capture to end_capture the work the calling thread queues on this device
+  // is recorded as a graph instead of run; replay() queues it again, with the same
+  // arguments and buffers (change inputs by writing into buffers the work reads). The
+  // buffers allocated while recording stay the graph's until it is destroyed, so its
+  // replays never write over another tensor. Nothing may wait for the device or read
+  // its memory while recording: such a call fails the capture with Error(GpuRuntime),
+  // after which abort_capture() drops what was recorded. A device without a queue (the
+  // CPU) throws InvalidArgument.
+  virtual void begin_capture();
+  virtual std::unique_ptr<DeviceGraph> end_capture();
+  virtual void abort_capture() {}
+
   // --- quantized tensors (ggml block types, wick/quant.h) --------------------
   // Packs `rows` rows of k elements of the contiguous f32 view x_l of x into u8
   // storage of type t. The GPU backends have no quantize kernels: QTensor::quantize
@@ -230,6 +264,13 @@ class BackendDevice {
   virtual StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
                              const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) = 0;
 };
+
+inline void BackendDevice::begin_capture() {
+  throw_error(ErrorKind::InvalidArgument, "capture", name() + ": the device has no queue to record");
+}
+inline std::unique_ptr<DeviceGraph> BackendDevice::end_capture() {
+  throw_error(ErrorKind::InvalidArgument, "capture", name() + ": the device has no queue to record");
+}
 
 inline StoragePtr BackendDevice::quantize(GgmlType t, const BackendStorage&, const Layout&, size_t, size_t) {
   throw_error(ErrorKind::UnsupportedDType, "quantize",

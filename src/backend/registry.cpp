@@ -150,4 +150,23 @@ MemoryStats memory_stats(Device d) { return backend_device(d).memory_stats(); }
 void synchronize(Device d) { backend_device(d).synchronize(); }
 void* native_stream(Device d) { return backend_device(d).native_stream(); }
 
+Graph Graph::capture(Device device, const std::function<void()>& record) {
+  BackendDevice& bd = backend_device(device);
+  bd.begin_capture();
+  Graph g;
+  try {
+    record();
+    g.g_ = bd.end_capture();
+  } catch (...) {
+    bd.abort_capture();
+    throw;
+  }
+  return g;
+}
+
+void Graph::replay() const {
+  if (!g_) throw_error(ErrorKind::InvalidArgument, "replay", "the graph is empty (nothing was captured)");
+  g_->replay();
+}
+
 }  // namespace wick

@@ -150,18 +150,28 @@ struct Model::Impl {
   std::shared_ptr<Communicator> comm;  // null: one device, no collectives
   std::vector<Rank> ranks;
   size_t pos = 0;
+  // One-token steps without tensor parallelism read their inputs from `step`, u32
+  // {token, pos, pos + 1} on the device, so that one recorded graph serves every step.
+  Tensor step;
+  bool use_graph = false;
+  bool warmed = false;  // a step ran eagerly (modules loaded, buffers cached)
+  Graph graph;          // the recorded step
+  Tensor graph_logits;  // its output (the graph's buffer)
 
   void upload(const GgufFile& file, const ModelPlan& plan, const ModelOptions& o);
   void build_rope_tables();
   Tensor embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin, size_t n) const;
+  Tensor embed_step(const Rank& rk) const;
   std::vector<Tensor> project(const Tensor& x, const std::vector<Proj>& ps) const;
-  Tensor attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin);
+  Tensor attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin,
+                         bool from_step);
   Tensor ffn_block(const Rank& rk, const Tensor& h, size_t l) const;
   // The ranks' partial results summed (the results themselves without a communicator).
   std::vector<Tensor> all_reduce(std::vector<Tensor> parts) const {
     return comm ? comm->all_reduce_sum(parts) : parts;
   }
-  Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits);
+  Tensor batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits, bool from_step);
+  Tensor decode(int32_t id);
 };
 
 namespace {
@@ -366,6 +376,16 @@ Tensor Model::Impl::embed(const Rank& rk, size_t rank, const std::vector<int32_t
       .index_select(Tensor::from_vector(pick, {n}, rk.device), 0);
 }
 
+// The row of the token in `step` (1, n_embd) f32 (one rank: the whole vocabulary).
+Tensor Model::Impl::embed_step(const Rank& rk) const {
+  const QTensor& table = rk.w.token_embd;
+  const size_t e = info.n_embd, row_bytes = ggml_row_size(table.type(), e);
+  const Tensor row = table.bytes().reshape({local.n_vocab, row_bytes}).index_select(step.narrow(0, 0, 1), 0);
+  StoragePtr s = backend_device(rk.device).dequantize(table.type(), *row.storage(),
+                                                      row.layout().start_offset(), e, DType::F32);
+  return Tensor(std::move(s), Layout(Shape{1, e}), DType::F32, rk.device);
+}
+
 // x (T, E) times each projection of `ps`: (T, p.rows) each, biases added.
 std::vector<Tensor> Model::Impl::project(const Tensor& x, const std::vector<Proj>& ps) const {
   std::vector<Tensor> ys;
@@ -400,7 +420,7 @@ Tensor heads_of(const std::vector<Tensor>& ys, const std::vector<Proj>& ps, size
 // sum. Temporaries are released as soon as they are used (prefill activations are the
 // runner's work memory).
 Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos,
-                                    const Tensor& sin) {
+                                    const Tensor& sin, bool from_step) {
   const LayerWeights& L = rk.w.layers[l];
   const std::vector<Proj>& qkv = rk.qkv[l];
   const size_t nh = local.n_head, hkv = local.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
@@ -413,11 +433,20 @@ Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t 
     k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
   }
   const RopeKind kind = rope_style == RopeStyle::Norm ? RopeKind::Interleaved : RopeKind::HalfSplit;
-  q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], pos);  // (1, H, T, Dk)
-  ys.clear();
-  k = Tensor();
-  const Tensor kk = rk.k_cache[l].narrow(2, 0, pos + n), vv = rk.v_cache[l].narrow(2, 0, pos + n);
-  Tensor o = nn::attention(q, kk, vv, float(1.0 / std::sqrt(double(dk))), true);  // (1, H, T, Dv)
+  const float scale = float(1.0 / std::sqrt(double(dk)));
+  Tensor o;
+  if (from_step) {
+    q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], step.narrow(0, 1, 1));
+    ys.clear();
+    k = Tensor();
+    o = nn::attention(q, rk.k_cache[l], rk.v_cache[l], scale, true, step.narrow(0, 2, 1));
+  } else {
+    q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], pos);  // (1, H, T, Dk)
+    ys.clear();
+    k = Tensor();
+    const Tensor kk = rk.k_cache[l].narrow(2, 0, pos + n), vv = rk.v_cache[l].narrow(2, 0, pos + n);
+    o = nn::attention(q, kk, vv, scale, true);  // (1, H, T, Dv)
+  }
   q = Tensor();
   o = o.squeeze(0).transpose(0, 1).reshape({n, nh * dv});
   return qmatmul(o, L.wo);
@@ -442,18 +471,30 @@ Tensor Model::Impl::ffn_block(const Rank& rk, const Tensor& h, size_t l) const {
 // the ranks before they are added to it, and the ranks' vocabulary slices of the
 // logits are gathered. The residual adds are fused with the norm that follows them
 // (add_rms_norm): h is x's normed copy.
-Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits) {
+//
+// from_step (one token, one rank): the token and position come from `step` on the
+// device, and the attention reads the cache's first pos + 1 rows from it too.
+Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits,
+                          bool from_step) {
   const size_t tp = ranks.size();
   std::vector<Tensor> cos(tp), sin(tp), x(tp), h(tp), part(tp);
   for (size_t r = 0; r < tp; ++r) {
-    cos[r] = ranks[r].rope_cos.narrow(0, pos, n);
-    sin[r] = ranks[r].rope_sin.narrow(0, pos, n);
-    x[r] = embed(ranks[r], r, ids, begin, n);  // (T, E)
+    if (from_step) {
+      const Tensor p = step.narrow(0, 1, 1);
+      cos[r] = ranks[r].rope_cos.index_select(p, 0);
+      sin[r] = ranks[r].rope_sin.index_select(p, 0);
+      x[r] = embed_step(ranks[r]);
+    } else {
+      cos[r] = ranks[r].rope_cos.narrow(0, pos, n);
+      sin[r] = ranks[r].rope_sin.narrow(0, pos, n);
+      x[r] = embed(ranks[r], r, ids, begin, n);  // (T, E)
+    }
   }
   if (comm) x = comm->all_reduce_sum(x);
   for (size_t r = 0; r < tp; ++r) h[r] = nn::rms_norm(x[r], ranks[r].w.layers[0].attn_norm, hp.rms_eps);
   for (size_t l = 0; l < hp.n_layer; ++l) {
-    for (size_t r = 0; r < tp; ++r) part[r] = attention_block(ranks[r], h[r], l, n, cos[r], sin[r]);
+    for (size_t r = 0; r < tp; ++r)
+      part[r] = attention_block(ranks[r], h[r], l, n, cos[r], sin[r], from_step);
     part = all_reduce(std::move(part));
     for (size_t r = 0; r < tp; ++r) {
       std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], ranks[r].w.layers[l].ffn_norm, hp.rms_eps);
@@ -476,6 +517,26 @@ Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t 
     part[r] = qmatmul(y, w.output.defined() ? w.output : w.token_embd);  // (T, V/tp)
   }
   return comm ? comm->all_gather(part, 1)[0] : part[0];
+}
+
+// One token at `pos` through the step path: written to `step`, then run, or (GPU,
+// graph option) recorded once on the second step and replayed from then on. The
+// logits returned are a copy: the graph's own buffer is rewritten by its next replay.
+Tensor Model::Impl::decode(int32_t id) {
+  const Device dev = ranks[0].device;
+  const std::vector<uint32_t> v = {uint32_t(id), uint32_t(pos), uint32_t(pos + 1)};
+  step.slice_set_(Tensor::from_vector(v, {3}, dev), 0, 0);
+  if (graph.defined()) {
+    graph.replay();
+    return graph_logits.copy();
+  }
+  if (!use_graph || !warmed) {
+    warmed = true;
+    return batch({id}, 0, 1, false, true);
+  }
+  graph = Graph::capture(dev, [&] { graph_logits = batch({id}, 0, 1, false, true); });
+  graph.replay();
+  return graph_logits.copy();
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -538,6 +599,8 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   m.upload(file, plan, options);
   m.build_rope_tables();
   const HParams& lh = m.local;
+  m.step = Tensor::zeros({3}, DType::U32, m.ranks[0].device);
+  m.use_graph = options.graph && tp == 1 && m.ranks[0].device.is_gpu();
   for (Rank& rk : m.ranks) {
     for (size_t l = 0; l < hp.n_layer; ++l) {
       rk.k_cache.push_back(Tensor::empty({1, lh.n_head_kv, n_ctx, lh.head_dim_k}, DType::F16, rk.device));
@@ -589,10 +652,12 @@ Tensor Model::forward(const std::vector<int32_t>& tokens, bool all_logits) {
     const size_t n = std::min(kMaxBatch, tokens.size() - begin);
     const bool last = begin + n == tokens.size();
     Tensor logits;
-    if (all_logits || last)
-      logits = m.batch(tokens, begin, n, all_logits);
+    if (n == 1 && m.ranks.size() == 1)
+      logits = m.decode(tokens[begin]);
+    else if (all_logits || last)
+      logits = m.batch(tokens, begin, n, all_logits, false);
     else
-      (void)m.batch(tokens, begin, n, false);
+      (void)m.batch(tokens, begin, n, false, false);
     m.pos += n;
     if (logits.defined()) outs.push_back(std::move(logits));
   }

@@ -25,9 +25,22 @@ void check_rank4(const char* op, const Tensor& t, const char* what, const char* 
   }
 }
 
-}  // namespace
+// A position or length given as a tensor: one u32 element on `on`'s device.
+void check_position(const char* op, const Tensor& on, const Tensor& p, const char* what) {
+  front::check_defined(op, p, what);
+  front::check_same_device(op, on, p);
+  if (p.dtype() != DType::U32 || p.elem_count() != 1) {
+    throw_error(ErrorKind::InvalidArgument, op,
+                fmt::format("{} {} must be one u32 element", what, describe(p)));
+  }
+}
 
-Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal) {
+// Its value, read on the host (synchronizes with its device).
+size_t position_value(const Tensor& p) { return size_t(p.flatten_all().to_vector<uint32_t>()[0]); }
+
+// attention with every key of k and v, or (kv_len defined) the first kv_len of them.
+Tensor attention_impl(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal,
+                      const Tensor* kv_len) {
   const char* op = "attention";
   check_rank4(op, q, "q", "(B, H, T, D)");
   check_rank4(op, k, "k", "(B, Hkv, S, D)");
@@ -62,13 +75,64 @@ Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float sc
   if (s == 0) {
     throw_error(ErrorKind::ShapeMismatch, op, fmt::format("{}: no keys to attend to", shapes()));
   }
+  KvLength len;
+  if (kv_len) {
+    check_position(op, q, *kv_len, "kv_len");
+    if (q.device().is_cpu()) {
+      // Read here: the CPU runs the op at once.
+      const size_t n = position_value(*kv_len);
+      if (n < std::max<size_t>(t, 1) || n > s) {
+        throw_error(
+            ErrorKind::IndexOutOfRange, op,
+            fmt::format("{}: kv_len {} must lie in [{}, {}]", shapes(), n, std::max<size_t>(t, 1), s));
+      }
+      return attention_impl(q, k.narrow(2, 0, n), v.narrow(2, 0, n), scale, causal, nullptr);
+    }
+    len.storage = kv_len->storage().get();
+    len.offset = kv_len->layout().start_offset();
+  }
   auto out = front::storage_of(q).attention(q.layout(), front::storage_of(k), k.layout(),
-                                            front::storage_of(v), v.layout(), scale, causal);
+                                            front::storage_of(v), v.layout(), scale, causal, len);
   return front::wrap(std::move(out), Shape{b, h, t, dv}, q.dtype(), q.device());
+}
+
+// rope_kv_cache at `pos`, or (pos_dev defined) at the position it holds.
+Tensor rope_kv_cache_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
+                          const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos,
+                          const Tensor* pos_dev);
+
+}  // namespace
+
+Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal) {
+  return attention_impl(q, k, v, scale, causal, nullptr);
+}
+
+Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal,
+                     const Tensor& kv_len) {
+  return attention_impl(q, k, v, scale, causal, &kv_len);
 }
 
 Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
                          const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos) {
+  return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, pos, nullptr);
+}
+
+Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
+                         const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache,
+                         const Tensor& pos) {
+  check_position("rope_kv_cache", q, pos, "pos");
+  // The CPU runs the op at once: the position is read here.
+  if (q.device().is_cpu()) {
+    return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, position_value(pos), nullptr);
+  }
+  return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, 0, &pos);
+}
+
+namespace {
+
+Tensor rope_kv_cache_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
+                          const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos,
+                          const Tensor* pos_dev) {
   const char* op = "rope_kv_cache";
   check_rank4(op, q, "q", "(B, T, H, D)");
   check_rank4(op, k, "k", "(B, T, Hkv, D)");
@@ -113,7 +177,8 @@ Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, cons
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("{}: the caches must be (B, Hkv, S, D) and (B, Hkv, S, Dv)", shapes()));
   }
-  if (pos > k_cache.dim(2) || t > k_cache.dim(2) - pos || pos > v_cache.dim(2) || t > v_cache.dim(2) - pos) {
+  if (!pos_dev && (pos > k_cache.dim(2) || t > k_cache.dim(2) - pos || pos > v_cache.dim(2) ||
+                   t > v_cache.dim(2) - pos)) {
     throw_error(ErrorKind::ShapeMismatch, op,
                 fmt::format("{}: {} tokens at position {} do not fit the caches", shapes(), t, pos));
   }
@@ -140,9 +205,15 @@ Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, cons
   w.v_cache = v_cache.storage().get();
   w.v_cache_l = &v_cache.layout();
   w.pos = pos;
+  if (pos_dev) {
+    w.pos_dev = pos_dev->storage().get();
+    w.pos_dev_offset = pos_dev->layout().start_offset();
+  }
   auto out = front::storage_of(qc).rope_kv_cache(kind, qc.layout(), front::storage_of(cc), cc.layout(),
                                                  front::storage_of(sc), sc.layout(), w);
   return front::wrap(std::move(out), Shape{b, h, t, d}, q.dtype(), q.device());
 }
+
+}  // namespace
 
 }  // namespace wick

@@ -33,12 +33,6 @@ namespace ap = plan::attention;
 // shared memory).
 constexpr size_t kMaxSplits = 256;
 
-size_t pow2_ceil(size_t v) {
-  size_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
 // An operand as the kernels read it: pointer and strides (elements) of a rank-4 layout
 // with unit inner stride, in dtype `dt` (a converted or contiguous copy when needed).
 struct Operand4 {
@@ -80,7 +74,7 @@ bool fits_int(size_t v) { return v <= size_t(INT_MAX); }
 
 StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
                             const GpuStorage& vs, const Layout& v_l, float scale, bool causal,
-                            unsigned team) {
+                            KvLength kv_len) {
   GpuDevice& dev = qs.dev();
   const DType dt = qs.dtype(),
               kvt = decode_pair(dt, ks.dtype()) && ks.dtype() == vs.dtype() ? ks.dtype() : dt;
@@ -91,13 +85,13 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   const Operand4 q = operand4(qs, q_l, dt), k = operand4(ks, k_l, kvt), v = operand4(vs, v_l, kvt);
   auto out = gpu_alloc(dev, b * h * t * dv, dt);
 
-  // Splits: about kBlocksPerSm blocks a multiprocessor, at least kMinStepsPerSplit
-  // steps of the block's teams each, at most kMaxSplits.
-  const size_t n_teams = ap::kThreads / team, step = n_teams * ap::kKeysPerStep;
+  // Splits: about kBlocksPerSm blocks a multiprocessor, at least one pass of the
+  // block's waves (`step` keys) each, at most kMaxSplits.
+  const size_t wave = wave_size(dev), n_waves = ap::kThreads / wave, step = n_waves * wave;
   const size_t base = b * hkv * g_chunks * t;
   const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
   const size_t want = std::max<size_t>(1, ap::kBlocksPerSm * sms / base);
-  size_t kps = std::max((s + want - 1) / want, ap::kMinStepsPerSplit * step);
+  size_t kps = std::max((s + want - 1) / want, step);
   kps = std::max(kps, (s + kMaxSplits - 1) / kMaxSplits);
   kps = (kps + step - 1) / step * step;
   const size_t n_splits = (s + kps - 1) / kps;
@@ -107,17 +101,21 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   DeviceBuffer part;
   if (n_splits > 1) part = DeviceBuffer(dev, b * h * t * n_splits * (dv + 2) * cs);
   int hi = int(h), ti = int(t), hkvi = int(hkv), si = int(s), di = int(d), dvi = int(dv);
-  int causal_i = causal ? 1 : 0, team_i = int(team), kps_i = int(kps), splits_i = int(n_splits);
+  int causal_i = causal ? 1 : 0, kps_i = int(kps), splits_i = int(n_splits);
   const void* qp = q.ptr;
   const void* kp = k.ptr;
   const void* vp = v.ptr;
+  const void* lenp = kv_len.storage ? GpuStorage::of(*kv_len.storage).at(kv_len.offset) : nullptr;
   size_t q0 = q.s0, q1 = q.s1, q2 = q.s2, k0 = k.s0, k1 = k.s1, k2 = k.s2, v0 = v.s0, v1 = v.s1, v2 = v.s2;
   void* op = out->raw();
   void* pp = part.get();
-  void* args[] = {&hi, &ti, &hkvi, &si, &di, &dvi,   &qp,       &q0,     &q1,    &q2,       &kp, &k0, &k1,
-                  &k2, &vp, &v0,   &v1, &v2, &scale, &causal_i, &team_i, &kps_i, &splits_i, &op, &pp};
+  void* err = dev.index_error_record();
+  void* args[] = {&hi, &ti, &hkvi, &si, &lenp, &di, &dvi,   &qp,       &q0,    &q1,       &q2, &kp, &k0,
+                  &k1, &k2, &vp,   &v0, &v1,   &v2, &scale, &causal_i, &kps_i, &splits_i, &op, &pp, &err};
   static const DTypePairKernels decode(Module::Attention, "attn_decode");
-  const size_t shmem = n_teams * ap::kGroup * (dv + 2) * cs;
+  // The query rows and the waves' probabilities, later the waves' states (the kernel).
+  const size_t shmem =
+      std::max(ap::kGroup * d + n_waves * wave * ap::kGroup, n_waves * ap::kGroup * (dv + 2)) * cs;
   dev.launch(decode(dt, kvt), dim3(unsigned(n_splits), unsigned(b * hkv * g_chunks), unsigned(t)),
              dim3(ap::kThreads), args, shmem);
   if (n_splits > 1) {
@@ -196,23 +194,35 @@ StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStor
 }  // namespace
 
 StoragePtr GpuStorage::attention(const Layout& q_l, const BackendStorage& k_s, const Layout& k_l,
-                                 const BackendStorage& v_s, const Layout& v_l, float scale,
-                                 bool causal) const {
+                                 const BackendStorage& v_s, const Layout& v_l, float scale, bool causal,
+                                 KvLength kv_len) const {
   dispatch_dtype<kFloatDTypes>(dtype_, "attention", []<class T>() {});
   const GpuStorage &ks = of(k_s), &vs = of(v_s);
   const auto& qd = q_l.dims();
   const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
   const size_t hkv = k_l.dims()[1], s = k_l.dims()[2], dv = v_l.dims()[3];
-  // Flash decoding where the kernels serve: few queries, a team of lanes covering a row
-  // within one wave, dims within int, a grid within the launch limits.
+  // Flash decoding where the kernels serve: few queries, rows of at most a wave's lanes
+  // times chunk() elements, dims within int, a grid within the launch limits.
   const DType kvt = decode_pair(dtype_, ks.dtype()) && ks.dtype() == vs.dtype() ? ks.dtype() : dtype_;
-  const size_t chunk = ap::chunk(dtype_size(kvt));
-  const size_t team = pow2_ceil(std::max<size_t>((std::max(d, dv) + chunk - 1) / chunk, 1));
+  const size_t row_max = wave_size(dev_) * ap::chunk(dtype_size(kvt));
   const size_t g_chunks = (h / hkv + ap::kGroup - 1) / ap::kGroup;
-  const bool decode = t <= ap::kMaxDecodeQueries && team <= wave_size(dev_) && fits_int(h) && fits_int(s) &&
-                      fits_int(d) && fits_int(dv) && b * hkv * g_chunks <= 65535;
-  if (decode) return attention_decode(*this, q_l, ks, k_l, vs, v_l, scale, causal, unsigned(team));
-  return attention_gemm(*this, q_l, ks, k_l, vs, v_l, scale, causal);
+  const bool decode = t <= ap::kMaxDecodeQueries && std::max(d, dv) <= row_max && fits_int(h) &&
+                      fits_int(s) && fits_int(d) && fits_int(dv) && b * hkv * g_chunks <= 65535;
+  if (decode) return attention_decode(*this, q_l, ks, k_l, vs, v_l, scale, causal, kv_len);
+  if (!kv_len.storage) return attention_gemm(*this, q_l, ks, k_l, vs, v_l, scale, causal);
+  // The GEMM path sizes its work by the key count: read it (this synchronizes).
+  uint32_t n = 0;
+  kv_len.storage->copy_to_host(&n, kv_len.offset, 1);
+  if (n < std::max<size_t>(t, 1) || n > s) {
+    throw_error(ErrorKind::IndexOutOfRange, "attention",
+                fmt::format("kv_len {} must lie in [{}, {}]", n, std::max<size_t>(t, 1), s));
+  }
+  const auto first = [n](const Layout& l) {
+    std::vector<size_t> dims = l.dims();
+    dims[2] = n;
+    return Layout(std::move(dims), l.strides(), l.start_offset());
+  };
+  return attention_gemm(*this, q_l, ks, first(k_l), vs, first(v_l), scale, causal);
 }
 
 StoragePtr GpuStorage::rope_kv_cache(RopeKind kind, const Layout& q_l, const BackendStorage& cos_s,
@@ -223,6 +233,8 @@ StoragePtr GpuStorage::rope_kv_cache(RopeKind kind, const Layout& q_l, const Bac
   size_t b = qd[0], t = qd[1], h = qd[2], d = qd[3];
   size_t hkv = w.k_l->dims()[2], dv = w.v_l->dims()[3];
   size_t s_k = w.k_cache_l->dims()[2], s_v = w.v_cache_l->dims()[2], pos = w.pos;
+  const void* pos_dev = w.pos_dev ? of(*w.pos_dev).at(w.pos_dev_offset) : nullptr;
+  void* err = dev_.index_error_record();
   auto out = gpu_alloc(dev_, b * h * t * d, dtype_);
   const GpuStorage &kc = of(*w.k_cache), &vc = of(*w.v_cache);
   const void* q = at(q_l.start_offset());
@@ -243,8 +255,9 @@ StoragePtr GpuStorage::rope_kv_cache(RopeKind kind, const Layout& q_l, const Bac
         b * t *
         (((what & 1) ? h * (d / 2) : 0) + ((what & 2) ? hkv * (d / 2) : 0) + ((what & 4) ? hkv * dv : 0));
     if (items == 0) return;
-    void* args[] = {&what, &kind_i, &b,  &t,  &h,  &hkv, &d,  &dv, &pos, &s_k, &s_v, &q,  &q0,  &q1,
-                    &q2,   &k,      &k0, &k1, &k2, &v,   &v0, &v1, &v2,  &c,   &sn,  &qo, &kcp, &vcp};
+    void* args[] = {&what, &kind_i, &b,  &t,  &h,  &hkv, &d,  &dv,  &pos, &pos_dev,
+                    &s_k,  &s_v,    &q,  &q0, &q1, &q2,  &k,  &k0,  &k1,  &k2,
+                    &v,    &v0,     &v1, &v2, &c,  &sn,  &qo, &kcp, &vcp, &err};
     dev_.launch(kernels(dtype_, cache_dt), dim3(dev_.grid_for(items)), dim3(dev_.block_size()), args);
   };
   void* kcp = kc.at(w.k_cache_l->start_offset());

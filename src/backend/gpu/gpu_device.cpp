@@ -138,6 +138,14 @@ size_t ModuleStore::load_count(Module m) const {
 }
 
 // ---- caching allocator -------------------------------------------------------------------
+struct CachingAllocator::Pool {
+  std::array<std::vector<void*>, kClasses> free;  // released blocks, by class_index
+  // Blocks written from the host while recording: the recorded kernels read them
+  // later, so no later allocation of the recording may take them (kept apart).
+  std::unordered_set<void*> written;
+  std::array<std::vector<void*>, kClasses> kept;  // released written blocks
+};
+
 size_t CachingAllocator::size_class(size_t bytes) {
   if (bytes <= 512) return 512;
   // four classes per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k; 0 when the rounded
@@ -159,7 +167,7 @@ CachingAllocator::~CachingAllocator() {
     for (void* p : v) (void)gpuFree(p);
 }
 
-void* CachingAllocator::allocate(size_t bytes) {
+void* CachingAllocator::allocate(size_t bytes, bool host_written) {
   if (bytes == 0) return nullptr;
   const size_t cls = size_class(bytes);
   if (cls == 0) {
@@ -170,7 +178,14 @@ void* CachingAllocator::allocate(size_t bytes) {
   std::vector<void*>& list = free_[class_index(cls)];
   std::lock_guard<std::mutex> lock(mu_);
   void* p = nullptr;
-  if (!list.empty()) {
+  if (open_ && !host_written && !open_->free[class_index(cls)].empty()) {
+    // A block the capture released before: still counted in use.
+    std::vector<void*>& own = open_->free[class_index(cls)];
+    p = own.back();
+    own.pop_back();
+    return p;
+  }
+  if (!list.empty() && !(open_ && host_written)) {
     p = list.back();
     list.pop_back();
     cached_ -= cls;
@@ -197,6 +212,10 @@ void* CachingAllocator::allocate(size_t bytes) {
   }
   in_use_ += cls;
   peak_ = std::max(peak_, in_use_);
+  if (open_) {
+    owner_.emplace(p, open_);
+    if (host_written) open_->written.insert(p);
+  }
   return p;
 }
 
@@ -204,6 +223,11 @@ void CachingAllocator::release(void* p, size_t bytes) {
   if (!p) return;
   const size_t cls = size_class(bytes);
   std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = owner_.find(p); it != owner_.end()) {
+    Pool& pool = *it->second;
+    (pool.written.count(p) ? pool.kept : pool.free)[class_index(cls)].push_back(p);
+    return;
+  }
   free_[class_index(cls)].push_back(p);
   in_use_ -= cls;
   cached_ += cls;
@@ -217,6 +241,40 @@ void CachingAllocator::empty_cache() {
     v.clear();
   }
   cached_ = 0;
+}
+
+size_t CachingAllocator::class_size(size_t index) {
+  const size_t k = index / 4 + 9;
+  return (size_t(1) << k) + (index % 4) * (size_t(1) << (k - 2));
+}
+
+CachingAllocator::Pool* CachingAllocator::open_pool() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (open_) throw_error(ErrorKind::InvalidArgument, "capture", "a capture is already recording");
+  open_ = new Pool;
+  return open_;
+}
+
+void CachingAllocator::close_pool() {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_ = nullptr;
+}
+
+void CachingAllocator::drop_pool(Pool* pool) {
+  if (!pool) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (open_ == pool) open_ = nullptr;
+  for (size_t i = 0; i < kClasses; ++i) {
+    for (auto* list : {&pool->free[i], &pool->kept[i]}) {
+      for (void* p : *list) {
+        free_[i].push_back(p);
+        in_use_ -= class_size(i);
+        cached_ += class_size(i);
+      }
+    }
+  }
+  std::erase_if(owner_, [pool](const auto& kv) { return kv.second == pool; });
+  delete pool;
 }
 
 MemoryStats CachingAllocator::stats() const {
@@ -236,7 +294,100 @@ GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, DeviceInfo info)
 }
 
 GpuDevice::~GpuDevice() {
+  if (side_stream_) (void)gpuStreamDestroy(side_stream_);
   if (stream_) (void)gpuStreamDestroy(stream_);
+}
+
+// ---- graphs --------------------------------------------------------------------------------
+namespace {
+
+class GpuGraph final : public DeviceGraph {
+ public:
+  GpuGraph(GpuDevice& dev, gpuGraph_t g, gpuGraphExec_t e, CachingAllocator::Pool* pool)
+      : dev_(dev), graph_(g), exec_(e), pool_(pool) {}
+  ~GpuGraph() override {
+    // Replays may still be queued: drain the stream before the buffers go back.
+    // A destructor cannot throw: errors (a runtime torn down at exit) are ignored.
+    (void)gpuSetDevice(dev_.ordinal());
+    (void)gpuStreamSynchronize(dev_.stream());
+    (void)gpuGraphExecDestroy(exec_);
+    (void)gpuGraphDestroy(graph_);
+    (void)gpuGetLastError();
+    dev_.allocator().drop_pool(pool_);
+  }
+  GpuGraph(const GpuGraph&) = delete;
+  GpuGraph& operator=(const GpuGraph&) = delete;
+  void replay() override {
+    set_device(dev_.ordinal());
+    WICK_GPU_CHECK(gpuGraphLaunch(exec_, dev_.stream()));
+  }
+
+ private:
+  GpuDevice& dev_;
+  gpuGraph_t graph_;
+  gpuGraphExec_t exec_;
+  CachingAllocator::Pool* pool_;
+};
+
+}  // namespace
+
+void GpuDevice::begin_capture() {
+  set_device(local_);
+  CachingAllocator::Pool* pool = allocator_.open_pool();
+  const gpuError_t err = gpuStreamBeginCapture(stream_, gpuStreamCaptureModeRelaxed);
+  if (err != gpuSuccess) {
+    allocator_.drop_pool(pool);
+    WICK_GPU_CHECK(err);
+  }
+  capture_pool_ = pool;
+  capturing_ = true;
+}
+
+std::unique_ptr<DeviceGraph> GpuDevice::end_capture() {
+  if (!capturing()) throw_error(ErrorKind::InvalidArgument, "capture", "no capture is recording");
+  set_device(local_);
+  gpuGraph_t g = nullptr;
+  gpuError_t err = gpuStreamEndCapture(stream_, &g);
+  capturing_ = false;
+  CachingAllocator::Pool* pool = capture_pool_;
+  capture_pool_ = nullptr;
+  allocator_.close_pool();
+  gpuGraphExec_t e = nullptr;
+  if (err == gpuSuccess) err = gpuGraphInstantiate(&e, g);
+  if (err != gpuSuccess) {
+    if (g) (void)gpuGraphDestroy(g);
+    allocator_.drop_pool(pool);
+    WICK_GPU_CHECK(err);
+  }
+  return std::make_unique<GpuGraph>(*this, g, e, pool);
+}
+
+void GpuDevice::abort_capture() {
+  if (!capturing()) return;
+  set_device(local_);
+  gpuGraph_t g = nullptr;
+  (void)gpuStreamEndCapture(stream_, &g);
+  if (g) (void)gpuGraphDestroy(g);
+  (void)gpuGetLastError();
+  capturing_ = false;
+  allocator_.close_pool();
+  allocator_.drop_pool(capture_pool_);
+  capture_pool_ = nullptr;
+}
+
+void GpuDevice::copy_in(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return;
+  set_device(local_);
+  if (capturing()) {
+    std::lock_guard<std::mutex> lock(lazy_mu_);
+    if (!side_stream_) WICK_GPU_CHECK(gpuStreamCreateWithFlags(&side_stream_, gpuStreamNonBlocking));
+    WICK_GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice, side_stream_));
+    WICK_GPU_CHECK(gpuStreamSynchronize(side_stream_));
+    return;
+  }
+  WICK_GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice, stream_));
+  // The caller's buffer may be freed on return: make the copy complete first.
+  WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
 }
 
 MemoryStats GpuDevice::memory_stats() const {
@@ -302,13 +453,8 @@ StoragePtr GpuDevice::zeros(size_t n, DType dtype) {
 }
 
 StoragePtr GpuDevice::from_host(const void* data, size_t n, DType dtype) {
-  auto s = gpu_alloc(*this, n, dtype);
-  if (n) {
-    set_device(local_);
-    WICK_GPU_CHECK(gpuMemcpyAsync(s->raw(), data, n * dtype_size(dtype), gpuMemcpyHostToDevice, stream_));
-    // The caller's buffer may be freed on return: make the copy complete first.
-    WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
-  }
+  auto s = gpu_alloc(*this, n, dtype, true);
+  copy_in(s->raw(), data, n * dtype_size(dtype));
   return s;
 }
 
@@ -340,8 +486,10 @@ StoragePtr GpuDevice::rand_normal(size_t n, DType dtype, double mean, double std
 }
 
 DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v) {
-  DeviceBuffer b(dev, v.size() * sizeof(size_t));
-  if (!v.empty()) {
+  DeviceBuffer b(dev, v.size() * sizeof(size_t), true);
+  if (!v.empty() && dev.capturing()) {
+    dev.copy_in(b.get(), v.data(), v.size() * sizeof(size_t));
+  } else if (!v.empty()) {
     set_device(dev.ordinal());
     // Small pageable copies are staged by the runtime before the call returns.
     WICK_GPU_CHECK(

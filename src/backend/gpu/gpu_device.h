@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -143,20 +144,36 @@ class CachingAllocator {
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
-  void* allocate(size_t bytes);         // null for 0 bytes
+  // null for 0 bytes. host_written: the block is for data copied from the host at
+  // once (copy_in); while a pool is open such a block is a fresh one, never one that
+  // recorded work used before (which a replay would write over it).
+  void* allocate(size_t bytes, bool host_written = false);
   void release(void* p, size_t bytes);  // bytes as requested in allocate
   void empty_cache();
   MemoryStats stats() const;
   static size_t size_class(size_t bytes);
-  // The index of a size class (0 for 512 bytes, four a power of two after it).
+  // The index of a size class (0 for 512 bytes, four a power of two after it), and back.
   static size_t class_index(size_t cls);
+  static size_t class_size(size_t index);
   static constexpr size_t kClasses = 4 * (64 - 9);
+
+  // The blocks of a graph's capture. While a pool is open every block allocated
+  // joins it; a released block of a pool stays the pool's (its own later allocations
+  // reuse it while it is open, in stream order, unless the host wrote it: allocate) and returns to the
+  // free lists only when the pool is dropped, so no replay of the graph writes into another tensor's memory.
+  // Blocks still held when the pool is dropped become ordinary ones.
+  struct Pool;
+  Pool* open_pool();  // throws InvalidArgument when one is open already
+  void close_pool();  // the open pool stops taking new blocks
+  void drop_pool(Pool* pool);
 
  private:
   int ordinal_;
   mutable std::mutex mu_;
   std::array<std::vector<void*>, kClasses> free_;  // by class_index
-  size_t in_use_ = 0, cached_ = 0, peak_ = 0;
+  size_t in_use_ = 0, cached_ = 0, peak_ = 0;      // in use counts the pools' blocks
+  Pool* open_ = nullptr;
+  std::unordered_map<void*, Pool*> owner_;  // the pools' blocks
 };
 
 // Sets the current device for the calling thread (cheap when already current).
@@ -179,6 +196,15 @@ class GpuDevice final : public BackendDevice {
                          uint64_t offset) override;
   void synchronize() override;
   void* native_stream() override { return stream_; }
+  void begin_capture() override;
+  std::unique_ptr<DeviceGraph> end_capture() override;
+  void abort_capture() override;
+  // Whether this device's stream is being recorded: host data then goes to the device
+  // at once, through a side stream (copy_in), since the recorded stream runs nothing.
+  bool capturing() const { return capturing_.load(std::memory_order_relaxed); }
+  // Copies `bytes` of host memory to device memory `dst` in stream order, the host
+  // memory free for reuse on return.
+  void copy_in(void* dst, const void* src, size_t bytes);
   DeviceInfo info() const override { return info_; }
   const DeviceInfo& props() const { return info_; }  // info() without the copy
   MemoryStats memory_stats() const override;
@@ -242,6 +268,9 @@ class GpuDevice final : public BackendDevice {
   int local_, global_;
   DeviceInfo info_;
   gpuStream_t stream_ = nullptr;
+  gpuStream_t side_stream_ = nullptr;  // copy_in while capturing (created on first use)
+  std::atomic<bool> capturing_{false};
+  CachingAllocator::Pool* capture_pool_ = nullptr;
   ModuleStore modules_;
   mutable CachingAllocator allocator_;
 };
@@ -250,8 +279,8 @@ class GpuDevice final : public BackendDevice {
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  DeviceBuffer(GpuDevice& dev, size_t bytes)
-      : dev_(&dev), bytes_(bytes), ptr_(dev.allocator().allocate(bytes)) {}
+  DeviceBuffer(GpuDevice& dev, size_t bytes, bool host_written = false)
+      : dev_(&dev), bytes_(bytes), ptr_(dev.allocator().allocate(bytes, host_written)) {}
   ~DeviceBuffer() { reset(); }
   DeviceBuffer(DeviceBuffer&& o) noexcept : dev_(o.dev_), bytes_(o.bytes_), ptr_(o.ptr_) { o.ptr_ = nullptr; }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {

@@ -22,8 +22,8 @@ size_t alloc_bytes(size_t n, DType dtype) {
 }
 }  // namespace
 
-GpuStorage::GpuStorage(GpuDevice& dev, size_t n, DType dtype)
-    : dev_(dev), ptr_(dev.allocator().allocate(alloc_bytes(n, dtype))), n_(n), dtype_(dtype) {}
+GpuStorage::GpuStorage(GpuDevice& dev, size_t n, DType dtype, bool host_written)
+    : dev_(dev), ptr_(dev.allocator().allocate(alloc_bytes(n, dtype), host_written)), n_(n), dtype_(dtype) {}
 
 GpuStorage::GpuStorage(GpuDevice& dev, void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter)
     : dev_(dev), ptr_(ptr), n_(n), dtype_(dtype), external_(true), deleter_(std::move(deleter)) {}
@@ -44,8 +44,8 @@ GpuStorage::~GpuStorage() {
   }
 }
 
-std::shared_ptr<GpuStorage> gpu_alloc(GpuDevice& dev, size_t n, DType dtype) {
-  return std::make_shared<GpuStorage>(dev, n, dtype);
+std::shared_ptr<GpuStorage> gpu_alloc(GpuDevice& dev, size_t n, DType dtype, bool host_written) {
+  return std::make_shared<GpuStorage>(dev, n, dtype, host_written);
 }
 
 void GpuStorage::copy_to_host(void* dst, size_t offset, size_t count) const {

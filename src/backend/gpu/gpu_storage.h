@@ -17,7 +17,8 @@ namespace wick::gpu {
 
 class GpuStorage final : public BackendStorage {
  public:
-  GpuStorage(GpuDevice& dev, size_t n, DType dtype);  // uninitialised
+  // Uninitialised; host_written: see CachingAllocator::allocate.
+  GpuStorage(GpuDevice& dev, size_t n, DType dtype, bool host_written = false);
   // Over external device memory (BackendDevice::wrap): not the allocator's; deleter(ptr)
   // at the end, after the device's stream has drained.
   GpuStorage(GpuDevice& dev, void* ptr, size_t n, DType dtype, std::function<void(void*)> deleter);
@@ -50,7 +51,7 @@ class GpuStorage final : public BackendStorage {
   std::function<void(void*)> deleter_;  // external memory only
 };
 
-std::shared_ptr<GpuStorage> gpu_alloc(GpuDevice& dev, size_t n, DType dtype);
+std::shared_ptr<GpuStorage> gpu_alloc(GpuDevice& dev, size_t n, DType dtype, bool host_written = false);
 
 // Grid of a strided elementwise kernel over `items` work items: one item per
 // thread, capped at plan::elementwise::kStridedBlocksPerSm blocks per multiprocessor.

@@ -1,4 +1,5 @@
-// The record an indexing kernel writes when it meets an index out of range (the
+// The record an indexing kernel (or a kernel that reads a position from device
+// memory) writes when it meets an index out of range (the
 // first one wins), read by the host after the stream synchronizes. It lives in
 // mapped (zero-copy) host memory, so the check costs no transfer. Plain C types:
 // read by the host compiler, nvcc and hipcc alike.
@@ -17,6 +18,17 @@ struct IndexErrorRecord {
 };
 
 // Op codes the kernels report (names in indexing.cpp).
-enum IndexOp : uint32_t { kIndexSelect, kGather, kScatter, kScatterAdd, kIndexAdd, kNumIndexOps };
+// kKvPosition: a KV-cache write position read from device memory (the last row it
+// writes); kKvLength: an attention's key count read from device memory.
+enum IndexOp : uint32_t {
+  kIndexSelect,
+  kGather,
+  kScatter,
+  kScatterAdd,
+  kIndexAdd,
+  kKvPosition,
+  kKvLength,
+  kNumIndexOps
+};
 
 }  // namespace wick::gpu

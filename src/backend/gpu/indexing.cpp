@@ -24,8 +24,8 @@ namespace wick::gpu {
 
 namespace {
 
-constexpr std::array<std::string_view, kNumIndexOps> kIndexOpNames = {"index_select", "gather", "scatter",
-                                                                      "scatter_add", "index_add"};
+constexpr std::array<std::string_view, kNumIndexOps> kIndexOpNames = {
+    "index_select", "gather", "scatter", "scatter_add", "index_add", "rope_kv_cache", "attention"};
 
 // Kernels "{op}_{ids dtype}_{dtype}".
 const DTypePairKernels kIsrKernels(Module::Indexing, "isr"), kIsKernels(Module::Indexing, "is"),

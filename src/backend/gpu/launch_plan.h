@@ -149,21 +149,20 @@ static_assert(kMaxBlock % kWideWave == 0 && reduce::kBlock % kWideWave == 0 &&
 
 // Attention (kernels/attention.cu). Flash decoding: a block of kThreads serves up to
 // kGroup query heads of one key/value head and one query position over a range of keys
-// (a split); its lanes form teams (a power of two of lanes, within a wave), one key row
-// a team at a time, kKeysPerStep keys a step (their K and V loads in flight together).
-// Splits are sized so that the grid holds about kBlocksPerSm blocks a multiprocessor,
-// at least kMinStepsPerSplit steps of the whole block each; several splits are combined
-// by a second kernel.
+// (a split); each wave takes a wave's width of keys at a time (a lane a key for the
+// scores, a lane E = chunk() elements of each value row for the weighted sum). Splits
+// are sized so that the grid holds about kBlocksPerSm blocks a multiprocessor, at
+// least one pass of the block's waves each; several splits are combined by a second
+// kernel.
 namespace attention {
-inline constexpr int kThreads = 128, kGroup = 4, kKeysPerStep = 4;
-// Elements of a row a lane owns: 4 (8 bytes of a 16-bit cache, 16 of f32), 2 of f64.
-// Four, not a 16-byte vector of eight 16-bit elements: the q and accumulator registers
-// of kGroup heads then stay within what a block of kThreads keeps without spilling.
+inline constexpr int kThreads = 128, kGroup = 4;
+// Elements of a value row a lane owns: 4 (8 bytes of a 16-bit cache, 16 of f32), 2 of
+// f64; rows of up to a wave's lanes times this many elements take the decode kernels.
 inline constexpr size_t chunk(size_t elem_bytes) { return elem_bytes >= 8 ? 2 : 4; }
 // Resident decode blocks a multiprocessor the kernels are compiled for (at most 128
-// registers a thread on sm_90: an f16 cache needs no more without spilling).
+// registers a thread on sm_90).
 inline constexpr int kMinBlocks = 4;
-inline constexpr size_t kBlocksPerSm = 4, kMinStepsPerSplit = 2;
+inline constexpr size_t kBlocksPerSm = 4;
 // Query positions (T) up to which the decode kernels serve; more take the GEMM path
 // (scores through the device GEMM, a masked softmax, a second GEMM).
 inline constexpr size_t kMaxDecodeQueries = 8;

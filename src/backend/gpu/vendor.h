@@ -165,6 +165,15 @@ inline constexpr gpuError_t gpuErrorInsufficientDriver = WICK_GPU_RT(ErrorInsuff
 #define gpuDriverGetVersion WICK_GPU_RT(DriverGetVersion)
 #define gpuMemGetInfo WICK_GPU_RT(MemGetInfo)
 #define gpuHostGetDevicePointer WICK_GPU_RT(HostGetDevicePointer)
+// Graphs: a stream's work recorded once (stream capture) and launched again.
+using gpuGraph_t = WICK_GPU_RT(Graph_t);
+using gpuGraphExec_t = WICK_GPU_RT(GraphExec_t);
+#define gpuStreamBeginCapture WICK_GPU_RT(StreamBeginCapture)
+#define gpuStreamEndCapture WICK_GPU_RT(StreamEndCapture)
+#define gpuStreamCaptureModeRelaxed WICK_GPU_RT(StreamCaptureModeRelaxed)
+#define gpuGraphLaunch WICK_GPU_RT(GraphLaunch)
+#define gpuGraphDestroy WICK_GPU_RT(GraphDestroy)
+#define gpuGraphExecDestroy WICK_GPU_RT(GraphExecDestroy)
 
 // The names that differ.
 #if defined(WICK_VENDOR_HIP)
@@ -178,6 +187,9 @@ inline gpuError_t gpuHostAllocMapped(void** p, size_t bytes) {
   return hipHostMalloc(p, bytes, hipHostMallocMapped);
 }
 inline gpuError_t gpuModuleLoadData(gpuModule_t* m, const void* image) { return hipModuleLoadData(m, image); }
+inline gpuError_t gpuGraphInstantiate(gpuGraphExec_t* e, gpuGraph_t g) {
+  return hipGraphInstantiate(e, g, nullptr, nullptr, 0);
+}
 inline gpuError_t gpuModuleUnload(gpuModule_t m) { return hipModuleUnload(m); }
 inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const char* name) {
   return hipModuleGetFunction(f, m, name);
@@ -217,6 +229,9 @@ inline gpuError_t gpuModuleLoadData(gpuModule_t* m, const void* image) {
   return cudaLibraryLoadData(m, image, nullptr, nullptr, 0, nullptr, nullptr, 0);
 }
 inline gpuError_t gpuModuleUnload(gpuModule_t m) { return cudaLibraryUnload(m); }
+inline gpuError_t gpuGraphInstantiate(gpuGraphExec_t* e, gpuGraph_t g) {
+  return cudaGraphInstantiate(e, g, 0);
+}
 inline gpuError_t gpuModuleGetFunction(gpuFunction_t* f, gpuModule_t m, const char* name) {
   return cudaLibraryGetKernel(f, m, name);
 }
@@ -346,7 +361,8 @@ inline constexpr int GPUDNN_FWD_ALGO_COUNT = CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
 // on a machine without cuDNN and its convolutions take the im2col path there.
 #define WICK_GPUDNN_FUNCS(X)                                                                                 \
   X(GetVersion)                                                                                              \
-  X(Create) X(SetStream) X(GetErrorString) X(CreateTensorDescriptor) X(DestroyTensorDescriptor)              \
+  X(Create)                                                                                                  \
+  X(SetStream) X(GetErrorString) X(CreateTensorDescriptor) X(DestroyTensorDescriptor)                        \
       X(SetTensor4dDescriptor) X(CreateFilterDescriptor) X(DestroyFilterDescriptor) X(SetFilter4dDescriptor) \
           X(CreateConvolutionDescriptor) X(DestroyConvolutionDescriptor) X(SetConvolution2dDescriptor)       \
               X(SetConvolutionGroupCount) X(SetConvolutionMathType) X(GetConvolutionForwardWorkspaceSize)    \

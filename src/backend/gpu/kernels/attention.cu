@@ -6,16 +6,29 @@
 // Flash decoding (launch_plan.h: attention): block (split, (batch, kv head, group
 // chunk), query) serves up to kGroup query heads that share one key/value head, so each
 // K and V row is read once for all of them, straight from the cache in its own dtype.
-// A lane owns one chunk (E elements: 8 bytes of a 16-bit cache, 16 of an f32 or f64
-// one) of every q, K and V row; the lanes of a team (a power of two of lanes within a
-// wave) cover a row and take one key at a time,
-// kKeysPerStep keys a step. Scores are summed across the team by shuffles; each team
-// keeps an online softmax (running max m, sum l, weighted values acc), the block's
-// teams are merged in shared memory, and the block writes the output (one split) or its
+// Each wave of the block takes a wave's width of keys at a time (attn_decode below) and
+// keeps an online softmax (running max m, sum l, weighted values acc); the block's
+// waves are merged in shared memory, and the block writes the output (one split) or its
 // (m, l, acc) for attn_combine. Compute in f32 (f64 for f64 queries).
+#include "../index_error.h"
 #include "wave.cuh"
 
 namespace wk {
+
+using ::wick::gpu::IndexErrorRecord;
+
+// Reports a position or length read from device memory that is out of range (the
+// first report wins; the host raises it at the next synchronization).
+__device__ __forceinline__ void report_range(IndexErrorRecord* err, uint32_t op, int64_t value, size_t size,
+                                             size_t dim) {
+  if (atomicCAS(&err->flag, 0u, 1u) == 0u) {
+    err->op = op;
+    err->index = value;
+    err->dim_size = size;
+    err->dim = dim;
+    __threadfence_system();
+  }
+}
 
 namespace ap = plan::attention;
 
@@ -47,44 +60,68 @@ __device__ __forceinline__ C neg_inf() {
 // max ignoring NaN (fmax).
 __device__ __forceinline__ float max_c(float a, float b) { return fmaxf(a, b); }
 __device__ __forceinline__ double max_c(double a, double b) { return fmax(a, b); }
+template <class C>
+struct MaxC {
+  __device__ __forceinline__ C operator()(C a, C b) const { return max_c(a, b); }
+};
 
 // One (split, kv head group chunk, query) block. Dims fit int (the host checks).
 // Strides in elements; the last dim of q, k and v has unit stride.
+// kv_len (when not null): the keys are the first *kv_len rows of the s given, which
+// must hold t_count..s of them (else reported, and the keys clamped to that range).
+//
+// Each wave takes W keys at a time (W = the wave size): first lane i computes the
+// scores of key j0 + i against the group's query rows (held in shared memory), reading
+// the key's row itself in 16-byte pieces; one wave-wide max a head updates the online
+// softmax; then the lanes, each owning E elements of the value rows, take the W keys'
+// value rows one after the other with their probabilities from shared memory. So a key
+// costs no shuffle, and a head a wave-wide max per W keys.
 template <class Q, class K>
-__device__ void attn_decode(int h, int t_count, int hkv, int s, int d, int dv, const Q* q, size_t q_sb,
-                            size_t q_sh, size_t q_st, const K* k, size_t k_sb, size_t k_sh, size_t k_ss,
-                            const K* v, size_t v_sb, size_t v_sh, size_t v_ss, float scale, int causal,
-                            int team, int keys_per_split, int n_splits, Q* out, compute_t<Q>* part) {
+__device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* kv_len, int d, int dv,
+                            const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,
+                            size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss,
+                            float scale, int causal, int keys_per_split, int n_splits, Q* out,
+                            compute_t<Q>* part, IndexErrorRecord* err) {
   using C = compute_t<Q>;
-  constexpr int E = kChunk<K>, G = ap::kGroup, U = ap::kKeysPerStep;
+  constexpr int E = kChunk<K>, G = ap::kGroup, V = int(16 / sizeof(K));
+  if (kv_len) {
+    const uint32_t len = *kv_len;
+    if (len < uint32_t(t_count) || len > uint32_t(s)) {
+      if (threadIdx.x == 0) report_range(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
+    }
+    s = int(min(max(len, uint32_t(t_count)), uint32_t(s)));
+  }
   extern __shared__ uint4 attn_smem[];
+  const int W = warpSize;
   const int g_total = h / hkv, g_chunks = (g_total + G - 1) / G;
   const int split = int(blockIdx.x), ti = int(blockIdx.z);
   const int gc = int(blockIdx.y) % g_chunks;
   const int kvh = (int(blockIdx.y) / g_chunks) % hkv;
   const int bi = int(blockIdx.y) / (g_chunks * hkv);
   const int g0 = gc * G, gn = min(G, g_total - g0);
-  const int lane = int(threadIdx.x) % team, tm = int(threadIdx.x) / team, n_teams = int(blockDim.x) / team;
+  const int lane = int(threadIdx.x) % W, wv = int(threadIdx.x) / W, n_waves = int(blockDim.x) / W;
   const int c0 = lane * E;
   const int visible = causal ? s - t_count + ti + 1 : s;
   const int j_begin = split * keys_per_split;
   const int j_end = min(visible, j_begin + keys_per_split);
 
-  // The group's query rows, scaled, this lane's chunk.
-  C qv[G][E];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
+  // Shared memory: the group's query rows, scaled (G x d), then each wave's
+  // probabilities (W keys x G); after the loop, the waves' states (see below).
+  C* qs = reinterpret_cast<C*>(attn_smem);
+  C* ps = qs + G * d + wv * W * G;
+  for (int i = int(threadIdx.x); i < G * d; i += int(blockDim.x)) {
+    const int g = i / d, c = i % d;
     const Q* row =
         q + size_t(bi) * q_sb + size_t(kvh * g_total + g0 + min(g, gn - 1)) * q_sh + size_t(ti) * q_st;
-#pragma unroll
-    for (int e = 0; e < E; ++e) qv[g][e] = c0 + e < d && g < gn ? to_c(row[c0 + e]) * C(scale) : C(0);
+    qs[i] = g < gn ? to_c(row[c]) * C(scale) : C(0);
   }
+  __syncthreads();
   const K* kb = k + size_t(bi) * k_sb + size_t(kvh) * k_sh;
   const K* vb = v + size_t(bi) * v_sb + size_t(kvh) * v_sh;
-  const bool vec_k = d % E == 0 && reinterpret_cast<uintptr_t>(kb) % sizeof(Vec<K, E>) == 0 && k_ss % E == 0;
+  const bool vec_k = d % V == 0 && reinterpret_cast<uintptr_t>(kb) % 16 == 0 && k_ss % V == 0;
   const bool vec_v = dv % E == 0 && reinterpret_cast<uintptr_t>(vb) % sizeof(Vec<K, E>) == 0 && v_ss % E == 0;
 
-  C m[G], l[G], acc[G][E];
+  C m[G], l[G], acc[G][E];  // m: the wave's running max; l: this lane's share of the sum
 #pragma unroll
   for (int g = 0; g < G; ++g) {
     m[g] = neg_inf<C>();
@@ -92,58 +129,71 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, int d, int dv, c
 #pragma unroll
     for (int e = 0; e < E; ++e) acc[g][e] = C(0);
   }
-  // Every team runs the same number of steps (the shuffles need the whole wave).
-  const int step = n_teams * U;
-  const int n_steps = j_end > j_begin ? (j_end - j_begin + step - 1) / step : 0;
-  for (int it = 0; it < n_steps; ++it) {
-    const int j0 = j_begin + it * step + tm * U;
-    Vec<K, E> kr[U], vr[U];
+  for (int j0 = j_begin + wv * W; j0 < j_end; j0 += n_waves * W) {
+    const int j = j0 + lane;
+    const bool in = j < j_end;
+    C sc[G];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const bool in = j0 + u < j_end;
-      kr[u] = load_chunk(kb + size_t(in ? j0 + u : j_begin) * k_ss, c0, in ? d : 0, vec_k);
-      vr[u] = load_chunk(vb + size_t(in ? j0 + u : j_begin) * v_ss, c0, in ? dv : 0, vec_v);
-    }
-    C sc[G][U];
+    for (int g = 0; g < G; ++g) sc[g] = C(0);
+    if (in) {
+      const K* kr = kb + size_t(j) * k_ss;
+      if (vec_k) {
+#pragma unroll 4
+        for (int c = 0; c < d; c += V) {
+          const Vec<K, V> w = *reinterpret_cast<const Vec<K, V>*>(kr + c);
 #pragma unroll
-    for (int g = 0; g < G; ++g)
+          for (int e = 0; e < V; ++e) {
+            const C x = to_c(w.v[e]);
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        C p = C(0);
+            for (int g = 0; g < G; ++g) sc[g] += qs[g * d + c + e] * x;
+          }
+        }
+      } else {
+        for (int c = 0; c < d; ++c) {
+          const C x = to_c(kr[c]);
 #pragma unroll
-        for (int e = 0; e < E; ++e) p += qv[g][e] * to_c(kr[u].v[e]);
-        sc[g][u] = group_allreduce(p, team, AddC<C>{});
+          for (int g = 0; g < G; ++g) sc[g] += qs[g * d + c] * x;
+        }
       }
+    }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-      C mx = m[g];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (j0 + u >= j_end) sc[g][u] = neg_inf<C>();
-        mx = max_c(mx, sc[g][u]);  // ignores NaN; a NaN score still makes l NaN below
-      }
-      if (mx == neg_inf<C>()) continue;  // nothing visible yet
-      const C corr = exp_c(m[g] - mx);   // 0 for the first keys (m = -inf)
-      l[g] *= corr;
+      // max ignores NaN; a NaN score still makes l NaN below
+      const C mx = max_c(m[g], group_allreduce(in ? sc[g] : neg_inf<C>(), W, MaxC<C>{}));
+      const C corr = mx == neg_inf<C>() ? C(1) : exp_c(m[g] - mx);  // 0 for the first keys (m = -inf)
+      const C p = in ? exp_c(sc[g] - mx) : C(0);
+      l[g] = l[g] * corr + p;
 #pragma unroll
       for (int e = 0; e < E; ++e) acc[g][e] *= corr;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const C p = exp_c(sc[g][u] - mx);  // 0 for masked keys
-        l[g] += p;
-#pragma unroll
-        for (int e = 0; e < E; ++e) acc[g][e] += p * to_c(vr[u].v[e]);
-      }
       m[g] = mx;
+      ps[lane * G + g] = p;
     }
+    wick_wave_sync();
+    if (c0 < dv) {
+      const int nk = min(W, j_end - j0);
+#pragma unroll 4
+      for (int u = 0; u < nk; ++u) {
+        const Vec<K, E> w = load_chunk(vb + size_t(j0 + u) * v_ss, c0, dv, vec_v);
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+          const C p = ps[u * G + g];
+#pragma unroll
+          for (int e = 0; e < E; ++e) acc[g][e] += p * to_c(w.v[e]);
+        }
+      }
+    }
+    wick_wave_sync();  // ps is rewritten by the next keys
   }
+#pragma unroll
+  for (int g = 0; g < G; ++g) l[g] = group_allreduce(l[g], W, AddC<C>{});
 
-  // Merge the teams: slot (team, g) = m, l, acc[dv].
+  // Merge the waves: slot (wave, g) = m, l, acc[dv] (over the query rows, no longer read).
+  __syncthreads();
   C* sm = reinterpret_cast<C*>(attn_smem);
   const int stride = dv + 2;
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    C* slot = sm + size_t(tm * G + g) * stride;
+    C* slot = sm + size_t(wv * G + g) * stride;
     if (lane == 0) {
       slot[0] = m[g];
       slot[1] = l[g];
@@ -156,9 +206,9 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, int d, int dv, c
   for (int i = int(threadIdx.x); i < gn * dv; i += int(blockDim.x)) {
     const int g = i / dv, c = i % dv;
     C mm = neg_inf<C>();
-    for (int j = 0; j < n_teams; ++j) mm = max_c(mm, sm[size_t(j * G + g) * stride]);
+    for (int j = 0; j < n_waves; ++j) mm = max_c(mm, sm[size_t(j * G + g) * stride]);
     C ll = C(0), aa = C(0);
-    for (int j = 0; j < n_teams; ++j) {
+    for (int j = 0; j < n_waves; ++j) {
       const C* slot = sm + size_t(j * G + g) * stride;
       const C w = slot[0] == neg_inf<C>() ? C(0) : exp_c(slot[0] - mm);
       ll += slot[1] * w;
@@ -188,6 +238,7 @@ __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const C* p = part + r * size_t(n_splits) * stride;
     C mm = neg_inf<C>();
+#pragma unroll 8
     for (int s = 0; s < n_splits; ++s) mm = max_c(mm, p[size_t(s) * stride]);
     __syncthreads();  // w may still be read for the previous row
     for (int s = int(threadIdx.x); s < n_splits; s += int(blockDim.x)) {
@@ -196,9 +247,11 @@ __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<
     }
     __syncthreads();
     C ll = C(0);
+#pragma unroll 8
     for (int s = 0; s < n_splits; ++s) ll += p[size_t(s) * stride + 1] * w[s];
     for (int c = int(threadIdx.x); c < dv; c += int(blockDim.x)) {
       C aa = C(0);
+#pragma unroll 8
       for (int s = 0; s < n_splits; ++s) aa += p[size_t(s) * stride + 2 + size_t(c)] * w[s];
       out[r * size_t(dv) + size_t(c)] = from_c<Q>(aa / ll);
     }
@@ -245,11 +298,21 @@ __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, si
 // i + D/2), 1: (2i, 2i + 1). f64 math, one rounding to each output (as the CPU).
 template <class T, class CT>
 __device__ void rope_kv(int what, int kind, size_t b, size_t t, size_t h, size_t hkv, size_t d, size_t dv,
-                        size_t pos, size_t s_k, size_t s_v, const T* q, size_t q_sb, size_t q_st, size_t q_sh,
-                        const T* k, size_t k_sb, size_t k_st, size_t k_sh, const T* v, size_t v_sb,
-                        size_t v_st, size_t v_sh, const T* cos, const T* sin, T* q_out, CT* k_cache,
-                        CT* v_cache) {
+                        size_t pos, const uint32_t* pos_dev, size_t s_k, size_t s_v, const T* q, size_t q_sb,
+                        size_t q_st, size_t q_sh, const T* k, size_t k_sb, size_t k_st, size_t k_sh,
+                        const T* v, size_t v_sb, size_t v_st, size_t v_sh, const T* cos, const T* sin,
+                        T* q_out, CT* k_cache, CT* v_cache, IndexErrorRecord* err) {
   const size_t half = d / 2;
+  if (pos_dev) {
+    // The position from device memory: rows pos .. pos + t - 1 must lie in both caches.
+    pos = *pos_dev;
+    const size_t rows = min(s_k, s_v);
+    if (pos + t > rows) {
+      if (blockIdx.x == 0 && threadIdx.x == 0)
+        report_range(err, ::wick::gpu::kKvPosition, int64_t(pos + t - 1), rows, 2);
+      return;
+    }
+  }
   const size_t nq = (what & 1) ? b * t * h * half : 0, nk = (what & 2) ? b * t * hkv * half : 0;
   const size_t nv = (what & 4) ? b * t * hkv * dv : 0, total = nq + nk + nv;
   for (size_t idx = size_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
@@ -294,12 +357,13 @@ __device__ void rope_kv(int what, int kind, size_t b, size_t t, size_t h, size_t
 
 #define ATTN_DECODE(Q, QS, K, KS)                                                                           \
   extern "C" __global__ void __launch_bounds__(wk::ap::kThreads, wk::ap::kMinBlocks)                        \
-      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, int d, int dv, const Q* q, size_t q_sb,         \
-                              size_t q_sh, size_t q_st, const K* k, size_t k_sb, size_t k_sh, size_t k_ss,  \
-                              const K* v, size_t v_sb, size_t v_sh, size_t v_ss, float scale, int causal,   \
-                              int team, int keys_per_split, int n_splits, Q* out, wk::compute_t<Q>* part) { \
-    wk::attn_decode<Q, K>(h, t, hkv, s, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb, v_sh,     \
-                          v_ss, scale, causal, team, keys_per_split, n_splits, out, part);                  \
+      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, const uint32_t* kv_len, int d, int dv,          \
+                              const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,   \
+                              size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss,  \
+                              float scale, int causal, int keys_per_split, int n_splits, Q* out,            \
+                              wk::compute_t<Q>* part, wk::IndexErrorRecord* err) {                          \
+    wk::attn_decode<Q, K>(h, t, hkv, s, kv_len, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb,   \
+                          v_sh, v_ss, scale, causal, keys_per_split, n_splits, out, part, err);             \
   }
 ATTN_DECODE(float, f32, float, f32)
 ATTN_DECODE(float, f32, wk::f16s, f16)
@@ -327,12 +391,13 @@ ATTN_SOFTMAX(double, f64, double, f64)
 
 #define ROPE_KV(T, TS, CT, CS)                                                                             \
   WICK_KERNEL rope_kv_##TS##_##CS(int what, int kind, size_t b, size_t t, size_t h, size_t hkv, size_t d,  \
-                                  size_t dv, size_t pos, size_t s_k, size_t s_v, const T* q, size_t q_sb,  \
-                                  size_t q_st, size_t q_sh, const T* k, size_t k_sb, size_t k_st,          \
-                                  size_t k_sh, const T* v, size_t v_sb, size_t v_st, size_t v_sh,          \
-                                  const T* cos, const T* sin, T* q_out, CT* k_cache, CT* v_cache) {        \
-    wk::rope_kv<T, CT>(what, kind, b, t, h, hkv, d, dv, pos, s_k, s_v, q, q_sb, q_st, q_sh, k, k_sb, k_st, \
-                       k_sh, v, v_sb, v_st, v_sh, cos, sin, q_out, k_cache, v_cache);                      \
+                                  size_t dv, size_t pos, const uint32_t* pos_dev, size_t s_k, size_t s_v,  \
+                                  const T* q, size_t q_sb, size_t q_st, size_t q_sh, const T* k,           \
+                                  size_t k_sb, size_t k_st, size_t k_sh, const T* v, size_t v_sb,          \
+                                  size_t v_st, size_t v_sh, const T* cos, const T* sin, T* q_out,          \
+                                  CT* k_cache, CT* v_cache, wk::IndexErrorRecord* err) {                   \
+    wk::rope_kv<T, CT>(what, kind, b, t, h, hkv, d, dv, pos, pos_dev, s_k, s_v, q, q_sb, q_st, q_sh, k,    \
+                       k_sb, k_st, k_sh, v, v_sb, v_st, v_sh, cos, sin, q_out, k_cache, v_cache, err);     \
   }
 #define ROPE_KV_ROW(T, TS, ...) \
   ROPE_KV(T, TS, wk::f16s, f16) \

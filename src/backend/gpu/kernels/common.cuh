@@ -59,6 +59,9 @@ __device__ __forceinline__ float u2f(uint32_t u) { return __uint_as_float(u); }
 __device__ __forceinline__ uint64_t d2u(double d) { return uint64_t(__double_as_longlong(d)); }
 
 __device__ __forceinline__ float f16_to_f32(uint16_t h) {
+#if defined(WICK_HW_HALF_CVT)
+  return wick_f16_bits_to_f32(h);
+#endif
   uint32_t sign = uint32_t(h & 0x8000u) << 16;
   uint32_t em = h & 0x7fffu;
   if (em >= 0x7c00u) return u2f(sign | 0x7f800000u | ((em & 0x3ffu) << 13));  // inf, NaN
