@@ -13,44 +13,19 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "wick/quant.h"
 #include "wick/tensor.h"
 
 namespace wick {
 namespace {
 
+using namespace bench;
+
 // The FFN projection of an 8B llama: [14336 x 4096].
 constexpr size_t kFfn = 14336, kModel = 4096;
-// Bytes the copies of a mat-vec's matrix span.
-constexpr double kSpanBytes = 256e6;
-
-// How many copies of `bytes` span kSpanBytes.
-size_t copies_for(double bytes) { return size_t(kSpanBytes / bytes) + 1; }
-
-Tensor randn(const Shape& s, DType dt, uint64_t seed) {
-  Tensor::manual_seed(seed);
-  return Tensor::randn(s, DType::F32).to_dtype(dt);
-}
 
 DType dtype_arg(int64_t bits) { return bits == 32 ? DType::F32 : bits == 16 ? DType::F16 : DType::BF16; }
-
-// Runs `op` per iteration; `bytes` and `flops` are per call (0 = not reported).
-void run(benchmark::State& state, double bytes, double flops, const std::function<Tensor()>& op) {
-  try {
-    Tensor out = op();  // warm-up (and oneDNN's kernel generation)
-    for (auto _ : state) {
-      out = op();
-      benchmark::DoNotOptimize(out);
-    }
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  if (bytes > 0) state.SetBytesProcessed(int64_t(bytes * double(state.iterations())));
-  if (flops > 0)
-    state.counters["FLOP/s"] =
-        benchmark::Counter(flops * double(state.iterations()), benchmark::Counter::kIsRate);
-}
 
 // w [14336, 4096] times x [4096, 1] (bits: 32 f32, 16 f16, 0 bf16).
 void BM_cpu_matvec(benchmark::State& state) {

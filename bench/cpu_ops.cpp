@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_util.h"
 #include "wick/quant.h"
 #include "wick/tensor.h"
 
@@ -27,35 +28,9 @@ constexpr size_t kN26 = size_t(1) << 26;
 const Shape kSq8k{8192, 8192};
 const Shape kSq4k{4096, 4096};
 
-Tensor randn(const Shape& s, DType dt = DType::F32, uint64_t seed = 1) {
-  Tensor::manual_seed(seed);
-  return Tensor::randn(s, DType::F32).to_dtype(dt);
-}
-
-// Runs `op` per iteration; `bytes` and `flops` are per call (0 = not reported).
-void run(benchmark::State& state, double bytes, double flops, const std::function<Tensor()>& op) {
-  try {
-    Tensor out = op();  // warm-up
-    for (auto _ : state) {
-      out = op();
-      benchmark::DoNotOptimize(out);
-    }
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  if (bytes > 0) state.SetBytesProcessed(int64_t(bytes * double(state.iterations())));
-  if (flops > 0)
-    state.counters["FLOP/s"] =
-        benchmark::Counter(flops * double(state.iterations()), benchmark::Counter::kIsRate);
-}
+using namespace bench;
 
 double nbytes(const Tensor& t) { return double(t.elem_count() * dtype_size(t.dtype())); }
-
-// The mat-vecs cycle through copies of their matrix that together span at least 256 MB,
-// so every call reads the matrix from DRAM, not from a server CPU's L3 (tens of MB,
-// larger than a quantized [14336 x 4096]): the figure the model runner's decode sees.
-size_t copies_for(double bytes) { return size_t(256e6 / bytes) + 1; }
 
 // ---- memory-bound ops ---------------------------------------------------------------
 void BM_CpuCopy(benchmark::State& state) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 
+#include "bench_util.h"
 #include "wick/device.h"
 #include "wick/tensor.h"
 
@@ -19,18 +20,9 @@ constexpr int kRepeat = 10;
 constexpr size_t kN = size_t(1) << 28;
 constexpr size_t kSide = 16384;
 
-bool have_gpu() {
-  for (const Device& d : available_devices())
-    if (d.is_gpu()) return true;
-  return false;
-}
-
 // Times `op` (after one warm-up) in kRepeat-op batches; `bytes` per op.
 void run_case(benchmark::State& state, double bytes, const std::function<Tensor()>& setup_and_op) {
-  if (!have_gpu()) {
-    state.SkipWithError("no GPU backend/device");
-    return;
-  }
+  REQUIRE_GPU_BENCH();
   const Device gpu = Device::gpu(0);
   Tensor out = setup_and_op();  // warm-up: module load, allocator fill
   synchronize(gpu);
@@ -52,43 +44,43 @@ Tensor input(DType dt, double lo, double hi, uint64_t seed, const Shape& s = Sha
 }
 
 void BM_GpuD2DCopy(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 1);
   run_case(state, 2.0 * kN * dtype_size(dt), [&] { return x.copy(); });
 }
 void BM_GpuAffine(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 2);
   run_case(state, 2.0 * kN * dtype_size(dt), [&] { return x.affine(1.5, 0.5); });
 }
 void BM_GpuExp(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 3);
   run_case(state, 2.0 * kN * dtype_size(dt), [&] { return x.exp(); });
 }
 void BM_GpuAdd(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 4), y = input(dt, -1, 1, 5);
   run_case(state, 3.0 * kN * dtype_size(dt), [&] { return x.add(y); });
 }
 void BM_GpuWhere(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 6), y = input(dt, -1, 1, 7);
   Tensor c = input(DType::F32, 0, 2, 8).to_dtype(DType::U8);
   run_case(state, double(kN) * (1 + 3 * dtype_size(dt)), [&] { return c.where_cond(x, y); });
 }
 void BM_GpuCast(benchmark::State& state, DType from, DType to) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(from, -1, 1, 9);
   run_case(state, double(kN) * double(dtype_size(from) + dtype_size(to)), [&] { return x.to_dtype(to); });
 }
 void BM_GpuBroadcastAdd(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 10, Shape{kSide, kSide}), b = input(dt, -1, 1, 11, Shape{kSide});
   run_case(state, double(dtype_size(dt)) * (2.0 * kSide * kSide + kSide), [&] { return x.add(b); });
 }
 void BM_GpuTransposeCopy(benchmark::State& state, DType dt) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   Tensor x = input(dt, -1, 1, 12, Shape{kSide, kSide});
   run_case(state, double(dtype_size(dt)) * 2.0 * kSide * kSide, [&] { return x.t().copy(); });
 }
@@ -100,7 +92,7 @@ void BM_GpuTransposeCopy(benchmark::State& state, DType dt) {
 constexpr int kEager = 1000;
 enum class EagerOp { Add, Exp, Sum, RmsNorm };
 void BM_GpuEagerOp(benchmark::State& state, EagerOp which) {
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device");
+  REQUIRE_GPU_BENCH();
   const Device gpu = Device::gpu(0);
   Tensor x = input(DType::F32, -1, 1, 13, Shape{16}), y = input(DType::F32, -1, 1, 14, Shape{16});
   Tensor w = input(DType::F32, 0.5, 1.5, 15, Shape{16});

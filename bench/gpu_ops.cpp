@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 
+#include "bench_util.h"
 #include "wick/device.h"
 #include "wick/options.h"
 #include "wick/tensor.h"
@@ -16,12 +17,6 @@ namespace wick {
 namespace {
 
 constexpr size_t kSide = 16384;
-
-bool have_gpu() {
-  for (const Device& d : available_devices())
-    if (d.is_gpu()) return true;
-  return false;
-}
 
 // Times `op` (after one warm-up) in batches of `repeat` ops; `bytes` and `flops` per op.
 void run_op(benchmark::State& state, double bytes, double flops, int repeat,
@@ -46,9 +41,6 @@ Tensor input(DType dt, const Shape& s, uint64_t seed, double lo = -1, double hi 
   Tensor::manual_seed(seed, Device::gpu(0));
   return Tensor::rand(s, DType::F32, Device::gpu(0), lo, hi).to_dtype(dt);
 }
-
-#define REQUIRE_GPU_BENCH() \
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device")
 
 void BM_GpuOpsReduce(benchmark::State& state, ReduceOp op) {
   REQUIRE_GPU_BENCH();

@@ -23,21 +23,13 @@
 #include <string>
 #include <tuple>
 
+#include "bench_util.h"
 #include "wick/device.h"
 #include "wick/quant.h"
 #include "wick/tensor.h"
 
 namespace wick {
 namespace {
-
-bool have_gpu() {
-  for (const Device& d : available_devices())
-    if (d.is_gpu()) return true;
-  return false;
-}
-
-#define REQUIRE_GPU_BENCH() \
-  if (!have_gpu()) return state.SkipWithError("no GPU backend/device")
 
 // `repeat` calls per timed iteration.
 void run_op(benchmark::State& state, double bytes, double flops, int repeat,

@@ -1,6 +1,6 @@
 // Helpers shared by test_reduce.cpp, test_sort.cpp and test_indexing.cpp: tensors of any dtype from f64
 // values, strided views whose logical values are computed here from the layout (not through wick's
-// copy), and error assertions.
+// copy), and the error assertion of error_test_util.h.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "base/dispatch.h"
+#include "error_test_util.h"
 #include "wick/tensor.h"
 
 namespace wick::testing {
+
+using test::expect_error;
 
 // v converted to dtype dt (integers: C++ conversion; halves: one rounding).
 inline Tensor make(const std::vector<double>& v, const Shape& shape, DType dt) {
@@ -125,19 +128,6 @@ inline std::vector<ViewKind> view_kinds() {
              s);
        }},
   };
-}
-
-// Runs f, expecting wick::Error of `kind` whose message contains every string of `parts`.
-template <class F>
-void expect_error(F&& f, ErrorKind kind, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown; expected " << error_kind_name(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const auto& p : parts)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
-  }
 }
 
 }  // namespace wick::testing

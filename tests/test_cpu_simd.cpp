@@ -1,9 +1,10 @@
 // The CPU backend's vector kernels (src/backend/cpu/simd.h) on every target this
-// machine runs (Highway's run-time choice narrowed to one target per test instance): conversions bit for bit
-// against wick/dtype.h's scalar conversions (each of the 65536 halves, and f32 bit patterns across every
-// exponent, subnormals, ties, overflow and NaN payloads), the transcendental ops against float64 <cmath>,
-// sums and softmax rows against float64 loops, at every length around the vector
-// widths (the padded last vector).
+// machine runs (Highway's run-time choice narrowed to one target per test instance):
+// conversions bit for bit against wick/dtype.h's scalar conversions (each of the 65536
+// halves, and f32 bit patterns across every exponent, subnormals, ties, overflow and NaN
+// payloads), the transcendental ops against the float64 <cmath> references of
+// check/elementwise_ref.h, sums and softmax rows against float64 loops, at every length
+// around the vector widths (the padded last vector).
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "backend/cpu/simd.h"
+#include "check/elementwise_ref.h"
 #include "wick/dtype.h"
 
 namespace wick {
@@ -116,33 +118,6 @@ TEST_P(CpuSimd, ConversionsOfEveryShortLength) {
   }
 }
 
-double ref_unary(UnaryOp op, double x) {
-  switch (op) {
-    case UnaryOp::Exp:
-      return std::exp(x);
-    case UnaryOp::Log:
-      return std::log(x);
-    case UnaryOp::Sin:
-      return std::sin(x);
-    case UnaryOp::Cos:
-      return std::cos(x);
-    case UnaryOp::Tanh:
-      return std::tanh(x);
-    case UnaryOp::Erf:
-      return std::erf(x);
-    case UnaryOp::Silu:
-      return x / (1 + std::exp(-x));
-    case UnaryOp::Sigmoid:
-      return 1 / (1 + std::exp(-x));
-    case UnaryOp::Gelu:
-      return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-    case UnaryOp::GeluErf:
-      return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    default:
-      return std::numeric_limits<double>::quiet_NaN();
-  }
-}
-
 // |a - b| in units of the f32 ulp at b (or of the smallest normal's ulp near zero).
 double ulps(float a, double b) {
   if (std::isnan(b)) return std::isnan(a) ? 0 : 1e9;
@@ -184,11 +159,11 @@ TEST_P(CpuSimd, TranscendentalsOnF32WithinTheirUlpBounds) {
     double worst = 0;
     size_t at = 0;
     for (size_t i = 0; i < n; ++i) {
-      double e = ulps(y[i], ref_unary(c.op, double(x[i])));
+      double e = ulps(y[i], ref::unary(c.op, double(x[i])));
       if (e > worst) worst = e, at = i;
     }
     EXPECT_LE(worst, max_ulps) << unary_op_name(c.op) << " at x = " << x[at] << ": " << y[at] << " vs "
-                               << ref_unary(c.op, double(x[at]));
+                               << ref::unary(c.op, double(x[at]));
   }
 }
 
@@ -200,7 +175,7 @@ TEST_P(CpuSimd, TranscendentalsOfSpecialValues) {
     std::vector<float> y(x.size());
     simd::unary_run(op, DType::F32, x.data(), y.data(), x.size());
     for (size_t i = 0; i < x.size(); ++i) {
-      double want = ref_unary(op, double(x[i]));
+      double want = ref::unary(op, double(x[i]));
       if (std::isnan(want)) {
         EXPECT_TRUE(std::isnan(y[i])) << unary_op_name(op) << "(" << x[i] << ") = " << y[i];
       } else if (std::isinf(float(want))) {  // beyond f32's range

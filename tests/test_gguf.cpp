@@ -15,31 +15,11 @@
 
 using namespace wick;
 namespace fs = std::filesystem;
+using wick::test::Bytes;
 using wick::test::make_temp_dir;
 using wick::test::run_oracle;
 
 namespace {
-
-// A hand-written little-endian byte builder, independent of the writer under test.
-struct Bytes {
-  std::vector<uint8_t> b;
-  template <class T>
-  Bytes& put(T v) {
-    const size_t at = b.size();
-    b.resize(at + sizeof(T));
-    std::memcpy(b.data() + at, &v, sizeof(T));
-    return *this;
-  }
-  Bytes& str(const std::string& s) {
-    put<uint64_t>(s.size());
-    b.insert(b.end(), s.begin(), s.end());
-    return *this;
-  }
-  Bytes& pad(size_t a) {
-    while (b.size() % a) b.push_back(0);
-    return *this;
-  }
-};
 
 // Header with the given counts.
 Bytes header(uint32_t version, int64_t n_tensors, int64_t n_kv) {

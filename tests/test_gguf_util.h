@@ -1,13 +1,17 @@
-// Helpers shared by the file-format tests (test_gguf*.cpp, test_npy.cpp): temporary
-// directories and the independent Python oracle (tests/python/gguf_oracle.py).
+// Helpers shared by the file-format tests (test_gguf*.cpp, test_npy.cpp, test_io_*.cpp):
+// temporary directories, a hand-written byte builder and the independent Python oracle
+// (tests/python/gguf_oracle.py).
 #pragma once
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace wick::test {
 
@@ -21,6 +25,28 @@ inline std::filesystem::path make_temp_dir(const std::string& tag) {
   std::filesystem::create_directories(p);
   return p;
 }
+
+// A hand-written little-endian byte builder, independent of the writers under test.
+struct Bytes {
+  std::vector<uint8_t> b;
+  template <class T>
+  Bytes& put(T v) {
+    const size_t at = b.size();
+    b.resize(at + sizeof(T));
+    std::memcpy(b.data() + at, &v, sizeof(T));
+    return *this;
+  }
+  // A GGUF string: u64 length, then the bytes.
+  Bytes& str(const std::string& s) {
+    put<uint64_t>(s.size());
+    b.insert(b.end(), s.begin(), s.end());
+    return *this;
+  }
+  Bytes& pad(size_t a) {
+    while (b.size() % a) b.push_back(0);
+    return *this;
+  }
+};
 
 // True when python3 can import gguf and numpy; otherwise `why` says what to install.
 inline bool python_oracle_available(std::string& why) {

@@ -69,21 +69,7 @@ namespace {
 
 constexpr size_t kMiB = size_t(1) << 20;
 
-struct Bytes {
-  std::vector<uint8_t> b;
-  template <class T>
-  Bytes& put(T v) {
-    const size_t at = b.size();
-    b.resize(at + sizeof(T));
-    std::memcpy(b.data() + at, &v, sizeof(T));
-    return *this;
-  }
-  Bytes& str(const std::string& s) {
-    put<uint64_t>(s.size());
-    b.insert(b.end(), s.begin(), s.end());
-    return *this;
-  }
-};
+using test::Bytes;
 
 void write_bytes(const fs::path& p, const std::vector<uint8_t>& b) {
   std::ofstream(p, std::ios::binary)

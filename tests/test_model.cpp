@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "error_test_util.h"
 #include "model_test_util.h"
 #include "test_gguf_util.h"
 #include "wick/model.h"
@@ -13,6 +14,7 @@
 namespace wick {
 namespace {
 
+using test::expect_error;
 using test::prompt_of;
 using test::TinyConfig;
 
@@ -347,17 +349,6 @@ TEST_F(ModelTest, GenerationStopsWhenTheCacheIsFull) {
 }
 
 // ---- bad input --------------------------------------------------------------------------
-
-void expect_error(const std::function<void()>& f, ErrorKind kind, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
 
 TEST_F(ModelTest, MissingFileIsAnIoError) {
   expect_error([&] { Model::load(path("absent.gguf")); }, ErrorKind::Io, {"absent.gguf"});

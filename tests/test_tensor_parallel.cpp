@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 
+#include "error_test_util.h"
 #include "model/tensor_parallel.h"
 #include "model_test_util.h"
 #include "test_gguf_util.h"
@@ -19,18 +20,7 @@ namespace wick {
 namespace {
 
 using model::TpSplit;
-
-template <class F>
-void expect_error(ErrorKind kind, const std::vector<std::string>& parts, F&& f) {
-  try {
-    f();
-    FAIL() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const std::string& p : parts)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using test::expect_error;
 
 Tensor random_matrix(size_t rows, size_t cols, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -154,24 +144,24 @@ TEST(TensorParallel, OutVectorPartsHoldTheSlices) {
 
 TEST(TensorParallel, InSplitOffBlockBoundariesIsRejected) {
   const QTensor w = QTensor::quantize(random_matrix(4, 256, 8), GgmlType::Q4_K);
-  expect_error(ErrorKind::InvalidArgument,
+  expect_error([&] { model::split_matrix(w, TpSplit::In, 2, "blk.0.ffn_down.weight"); },
+               ErrorKind::InvalidArgument,
                {"[tensor_parallel]", "tp 2", "'blk.0.ffn_down.weight'", "q4_K", "column slices of 128",
-                "whole blocks of 256"},
-               [&] { model::split_matrix(w, TpSplit::In, 2, "blk.0.ffn_down.weight"); });
+                "whole blocks of 256"});
 }
 
 TEST(TensorParallel, SplitsThatAreNotAMultipleOfTpAreRejected) {
   const QTensor w = QTensor::quantize(random_matrix(6, 64, 9), GgmlType::F32);
-  expect_error(ErrorKind::InvalidArgument, {"tp 4", "'w'", "[6,64]", "6 rows"},
-               [&] { model::split_matrix(w, TpSplit::Out, 4, "w"); });
-  expect_error(ErrorKind::InvalidArgument, {"tp 3", "64 columns"},
-               [&] { model::split_matrix(w, TpSplit::In, 3, "w"); });
+  expect_error([&] { model::split_matrix(w, TpSplit::Out, 4, "w"); }, ErrorKind::InvalidArgument,
+               {"tp 4", "'w'", "[6,64]", "6 rows"});
+  expect_error([&] { model::split_matrix(w, TpSplit::In, 3, "w"); }, ErrorKind::InvalidArgument,
+               {"tp 3", "64 columns"});
   const Tensor v = Tensor::zeros({5});
-  expect_error(ErrorKind::InvalidArgument, {"tp 2", "'b'", "5 elements"},
-               [&] { model::split_vector(v, TpSplit::Out, 2, "b"); });
-  expect_error(ErrorKind::InvalidArgument, {"'b'", "no input features"},
-               [&] { model::split_vector(v, TpSplit::In, 1, "b"); });
-  expect_error(ErrorKind::InvalidArgument, {"tp 0"}, [&] { model::split_matrix(w, TpSplit::Out, 0, "w"); });
+  expect_error([&] { model::split_vector(v, TpSplit::Out, 2, "b"); }, ErrorKind::InvalidArgument,
+               {"tp 2", "'b'", "5 elements"});
+  expect_error([&] { model::split_vector(v, TpSplit::In, 1, "b"); }, ErrorKind::InvalidArgument,
+               {"'b'", "no input features"});
+  expect_error([&] { model::split_matrix(w, TpSplit::Out, 0, "w"); }, ErrorKind::InvalidArgument, {"tp 0"});
 }
 
 class TensorParallelPlan : public ::testing::Test {
@@ -205,30 +195,29 @@ TEST_F(TensorParallelPlan, RankHParamsDivideHeadsWidthAndVocabulary) {
 TEST_F(TensorParallelPlan, KvHeadsNotAMultipleOfTpAreRejected) {
   test::TinyConfig c;  // 2 KV heads
   const model::ModelPlan p = plan(c);
-  expect_error(ErrorKind::InvalidArgument, {"[tensor_parallel]", "tp 4", "head_count_kv 2"},
-               [&] { model::check_tensor_parallel(p, 4); });
-  expect_error(ErrorKind::InvalidArgument, {"tp 3", "head_count 4"},
-               [&] { model::check_tensor_parallel(p, 3); });
+  expect_error([&] { model::check_tensor_parallel(p, 4); }, ErrorKind::InvalidArgument,
+               {"[tensor_parallel]", "tp 4", "head_count_kv 2"});
+  expect_error([&] { model::check_tensor_parallel(p, 3); }, ErrorKind::InvalidArgument,
+               {"tp 3", "head_count 4"});
 }
 
 TEST_F(TensorParallelPlan, VocabularyAndWidthNotAMultipleOfTpAreRejected) {
   test::TinyConfig c;
   c.heads = c.heads_kv = 2;
   c.vocab = 47;
-  expect_error(ErrorKind::InvalidArgument, {"tp 2", "vocabulary 47"},
-               [&] { model::check_tensor_parallel(plan(c), 2); });
+  expect_error([&] { model::check_tensor_parallel(plan(c), 2); }, ErrorKind::InvalidArgument,
+               {"tp 2", "vocabulary 47"});
   c.vocab = 48;
   c.ff = 95;
-  expect_error(ErrorKind::InvalidArgument, {"tp 2", "feed_forward_length 95"},
-               [&] { model::check_tensor_parallel(plan(c), 2); });
+  expect_error([&] { model::check_tensor_parallel(plan(c), 2); }, ErrorKind::InvalidArgument,
+               {"tp 2", "feed_forward_length 95"});
 }
 
 TEST_F(TensorParallelPlan, RowParallelSlicesOffBlocksAreRejected) {
   test::TinyConfig c;  // ff 96: ffn_down's column slices of 48 are not whole q8_0 blocks of 32
   c.type = GgmlType::Q8_0;
-  expect_error(ErrorKind::InvalidArgument,
-               {"tp 2", "'blk.0.ffn_down.weight'", "q8_0", "column slices of 48", "whole blocks of 32"},
-               [&] { model::check_tensor_parallel(plan(c), 2); });
+  expect_error([&] { model::check_tensor_parallel(plan(c), 2); }, ErrorKind::InvalidArgument,
+               {"tp 2", "'blk.0.ffn_down.weight'", "q8_0", "column slices of 48", "whole blocks of 32"});
 }
 
 }  // namespace

@@ -578,14 +578,22 @@ def _truediv(a, b, reflected=False):
     return a._rdiv(b) if reflected else a._div(b)
 
 
-def _floordiv(a, b, reflected=False):
+def _tensor_operands(a, b, reflected):
+    """(a, b) of a floor division or modulo as two tensors in operand order (a scalar b
+    becomes a 0-d tensor of the result dtype), or None where b is no operand."""
     b = _coerce(a, b)
     if b is None:
-        return NotImplemented
+        return None
     if not isinstance(b, Tensor):
         b = full((), b, dtype=_result_dtype(a, b), device=a.device)
-    if reflected:
-        a, b = b, a
+    return (b, a) if reflected else (a, b)
+
+
+def _floordiv(a, b, reflected=False):
+    operands = _tensor_operands(a, b, reflected)
+    if operands is None:
+        return NotImplemented
+    a, b = operands
     dt = promote_types(a.dtype, b.dtype)
     a, b = a.to_dtype(dt), b.to_dtype(dt)
     if is_floating_point(dt):
@@ -596,13 +604,10 @@ def _floordiv(a, b, reflected=False):
 
 
 def _mod(a, b, reflected=False):
-    b = _coerce(a, b)
-    if b is None:
+    operands = _tensor_operands(a, b, reflected)
+    if operands is None:
         return NotImplemented
-    if not isinstance(b, Tensor):
-        b = full((), b, dtype=_result_dtype(a, b), device=a.device)
-    if reflected:
-        a, b = b, a
+    a, b = operands
     return a - _floordiv(a, b) * b
 
 

@@ -1,7 +1,8 @@
 // Float64 references of the elementwise families, written from the op
 // definitions (Candle's unary, binary and comparison ops and the choices
 // documented in src/backend/common/functors.h), never through wick ops or
-// functors. Shared by tests/test_elementwise.cpp and src/check/cases_elementwise.cpp.
+// functors. Shared by the tests (tests/test_elementwise.cpp, test_cpu_simd.cpp, ...)
+// and the parity cases (src/check/cases_*.cpp).
 //
 // Every switch over an op enum lists each op (no default) and a missing case is
 // an error, not a warning: an op added to wick/op_table.h without its reference

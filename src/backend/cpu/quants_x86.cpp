@@ -66,36 +66,24 @@ WICK_AVX2 inline __m256i dot_i8_avx2(__m256i x, __m256i y) {
   return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
 }
 
-// The 32 quants of a Q4_0 block minus 8 (elements 0..15 low nibbles, 16..31 high).
-WICK_AVX2 inline __m256i q4_0_quants_avx2(const uint8_t* qs) {
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+// The 32 quants of a block as signed bytes: Q4_0's minus 8 (elements 0..15 low
+// nibbles, 16..31 high), Q8_0's as stored.
+WICK_AVX2 inline __m256i quants_avx2(const BlockQ4_0& x) {
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.qs));
   const __m256i n = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(b, 4), b), _mm256_set1_epi8(0x0F));
   return _mm256_sub_epi8(n, _mm256_set1_epi8(8));
 }
-
-template <int R>
-WICK_AVX2 void q4_0_avx2(size_t nb, const BlockQ4_0* x, const BlockQ8_0* y, size_t ys, float* s) {
-  __m256 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-  for (size_t i = 0; i < nb; ++i) {
-    const __m256i q = q4_0_quants_avx2(x[i].qs);
-    const float dx = h2f_avx2(x[i].d);
-    for (int r = 0; r < R; ++r) {
-      const BlockQ8_0& b = y[r * ys + i];
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-      const __m256 d = _mm256_set1_ps(dx * h2f_avx2(b.d));
-      acc[r] = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot_i8_avx2(q, a)), acc[r]);
-    }
-  }
-  for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx2(acc[r]);
+WICK_AVX2 inline __m256i quants_avx2(const BlockQ8_0& x) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
 }
 
-template <int R>
-WICK_AVX2 void q8_0_avx2(size_t nb, const BlockQ8_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+// Q4_0 or Q8_0 (B) against Q8_0: the two differ only in how a block's quants unpack.
+template <class B, int R>
+WICK_AVX2 void q_0_avx2(size_t nb, const B* x, const BlockQ8_0* y, size_t ys, float* s) {
   __m256 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
   for (size_t i = 0; i < nb; ++i) {
-    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs));
+    const __m256i q = quants_avx2(x[i]);
     const float dx = h2f_avx2(x[i].d);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_0& b = y[r * ys + i];
@@ -119,6 +107,13 @@ WICK_AVX2 inline float k_term_avx2(float s, float yd, float d, int isum) {
   return _mm_cvtss_f32(_mm_add_ss(_mm_set_ss(s), a));
 }
 
+// A Q4_K super-block's 8 sub-block scales into sc; returns its 8 mins as 16-bit lanes.
+WICK_AVX2 inline __m128i k4_scales_avx2(const uint8_t* scales, uint8_t sc[8]) {
+  uint8_t mn[8];
+  for (int j = 0; j < 8; ++j) scale_min_k4(j, scales, sc[j], mn[j]);
+  return _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn)));
+}
+
 // Sum over j < 8 of m[j] * (bsums[2j] + bsums[2j + 1]): the min term of Q4_K.
 WICK_AVX2 inline int k4_min_sum_avx2(const int16_t* bsums, __m128i mins16) {
   const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bsums));
@@ -135,9 +130,8 @@ WICK_AVX2 void q4_k_avx2(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size
   for (int r = 0; r < R; ++r) acc[r] = 0;
   const __m256i m4 = _mm256_set1_epi8(0x0F);
   for (size_t i = 0; i < nb; ++i) {
-    uint8_t sc[8], mn[8];
-    for (int j = 0; j < 8; ++j) scale_min_k4(j, x[i].scales, sc[j], mn[j]);
-    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn)));
+    uint8_t sc[8];
+    const __m128i mins16 = k4_scales_avx2(x[i].scales, sc);
     __m256i lo[4], hi[4], s_lo[4], s_hi[4];
     for (int c = 0; c < 4; ++c) {
       const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs + 32 * c));
@@ -235,8 +229,8 @@ WICK_AVX512 inline float hsum_f32_avx512(__m512 v, __m256 tail) {
   return hsum_f32_avx2(_mm256_add_ps(h, tail));
 }
 
-// The quants (minus 8) of Q4_0 blocks i and i + 1 in block order.
-WICK_AVX512 inline __m512i q4_0_pair_avx512(const BlockQ4_0& x0, const BlockQ4_0& x1) {
+// The quants of blocks i and i + 1 in block order, as quants_avx2 gives each.
+WICK_AVX512 inline __m512i quants_pair_avx512(const BlockQ4_0& x0, const BlockQ4_0& x1) {
   const __m256i b = _mm256_set_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x1.qs)),
                                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(x0.qs)));
   const __m256i m4 = _mm256_set1_epi8(0x0F);
@@ -245,44 +239,19 @@ WICK_AVX512 inline __m512i q4_0_pair_avx512(const BlockQ4_0& x0, const BlockQ4_0
                                        _mm256_and_si256(_mm256_srli_epi16(b, 4), m4), 1);
   return _mm512_sub_epi8(_mm512_shuffle_i64x2(n, n, _MM_SHUFFLE(3, 1, 2, 0)), _mm512_set1_epi8(8));
 }
-
-template <int R>
-WICK_AVX512 void q4_0_avx512(size_t nb, const BlockQ4_0* x, const BlockQ8_0* y, size_t ys, float* s) {
-  __m512 acc[R];
-  __m256 tail[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps(), tail[r] = _mm256_setzero_ps();
-  size_t i = 0;
-  for (; i + 2 <= nb; i += 2) {
-    const __m512i q = q4_0_pair_avx512(x[i], x[i + 1]);
-    const float d0 = h2f_avx512(x[i].d), d1 = h2f_avx512(x[i + 1].d);
-    for (int r = 0; r < R; ++r) {
-      const BlockQ8_0* b = y + r * ys + i;
-      const __m512i a = pair256(b[0].qs, b[1].qs);
-      const __m512 d = scale_pair(d0 * h2f_avx512(b[0].d), d1 * h2f_avx512(b[1].d));
-      acc[r] = _mm512_fmadd_ps(d, _mm512_cvtepi32_ps(dot_i8_avx512(q, a)), acc[r]);
-    }
-  }
-  if (i < nb) {
-    const __m256i q = q4_0_quants_avx2(x[i].qs);
-    const float d0 = h2f_avx512(x[i].d);
-    for (int r = 0; r < R; ++r) {
-      const BlockQ8_0& b = y[r * ys + i];
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
-      tail[r] =
-          _mm256_mul_ps(_mm256_set1_ps(d0 * h2f_avx512(b.d)), _mm256_cvtepi32_ps(dot_i8_256_avx512(q, a)));
-    }
-  }
-  for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx512(acc[r], tail[r]);
+WICK_AVX512 inline __m512i quants_pair_avx512(const BlockQ8_0& x0, const BlockQ8_0& x1) {
+  return pair256(x0.qs, x1.qs);
 }
 
-template <int R>
-WICK_AVX512 void q8_0_avx512(size_t nb, const BlockQ8_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+// Q4_0 or Q8_0 (B) against Q8_0, two blocks per vector; an odd last block in 32-byte vectors.
+template <class B, int R>
+WICK_AVX512 void q_0_avx512(size_t nb, const B* x, const BlockQ8_0* y, size_t ys, float* s) {
   __m512 acc[R];
   __m256 tail[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps(), tail[r] = _mm256_setzero_ps();
   size_t i = 0;
   for (; i + 2 <= nb; i += 2) {
-    const __m512i q = pair256(x[i].qs, x[i + 1].qs);
+    const __m512i q = quants_pair_avx512(x[i], x[i + 1]);
     const float d0 = h2f_avx512(x[i].d), d1 = h2f_avx512(x[i + 1].d);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_0* b = y + r * ys + i;
@@ -292,7 +261,7 @@ WICK_AVX512 void q8_0_avx512(size_t nb, const BlockQ8_0* x, const BlockQ8_0* y, 
     }
   }
   if (i < nb) {
-    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[i].qs));
+    const __m256i q = quants_avx2(x[i]);
     const float d0 = h2f_avx512(x[i].d);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_0& b = y[r * ys + i];
@@ -310,9 +279,8 @@ WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, 
   for (int r = 0; r < R; ++r) acc[r] = 0;
   const __m512i m4 = _mm512_set1_epi8(0x0F);
   for (size_t i = 0; i < nb; ++i) {
-    uint8_t sc[8], mn[8];
-    for (int j = 0; j < 8; ++j) scale_min_k4(j, x[i].scales, sc[j], mn[j]);
-    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(mn)));
+    uint8_t sc[8];
+    const __m128i mins16 = k4_scales_avx2(x[i].scales, sc);
     // vector h holds chunks 2h and 2h + 1: low nibbles are sub-blocks 4h and 4h + 2,
     // high nibbles 4h + 1 and 4h + 3
     __m512i lo[2], hi[2], s_lo[2], s_hi[2];
@@ -402,9 +370,9 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   if (level == cpu::Isa::Avx512) {
     switch (t) {
       case GgmlType::Q4_0:
-        return entry<BlockQ4_0, BlockQ8_0, q4_0_avx512<4>, q4_0_avx512<1>, kQK4_0>;
+        return entry<BlockQ4_0, BlockQ8_0, q_0_avx512<BlockQ4_0, 4>, q_0_avx512<BlockQ4_0, 1>, kQK4_0>;
       case GgmlType::Q8_0:
-        return entry<BlockQ8_0, BlockQ8_0, q8_0_avx512<4>, q8_0_avx512<1>, kQK8_0>;
+        return entry<BlockQ8_0, BlockQ8_0, q_0_avx512<BlockQ8_0, 4>, q_0_avx512<BlockQ8_0, 1>, kQK8_0>;
       case GgmlType::Q4_K:
         return entry<BlockQ4_K, BlockQ8_K, q4_k_avx512<4>, q4_k_avx512<1>, kQK_K>;
       case GgmlType::Q6_K:
@@ -416,9 +384,9 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   if (level == cpu::Isa::Avx2) {
     switch (t) {
       case GgmlType::Q4_0:
-        return entry<BlockQ4_0, BlockQ8_0, q4_0_avx2<4>, q4_0_avx2<1>, kQK4_0>;
+        return entry<BlockQ4_0, BlockQ8_0, q_0_avx2<BlockQ4_0, 4>, q_0_avx2<BlockQ4_0, 1>, kQK4_0>;
       case GgmlType::Q8_0:
-        return entry<BlockQ8_0, BlockQ8_0, q8_0_avx2<4>, q8_0_avx2<1>, kQK8_0>;
+        return entry<BlockQ8_0, BlockQ8_0, q_0_avx2<BlockQ8_0, 4>, q_0_avx2<BlockQ8_0, 1>, kQK8_0>;
       case GgmlType::Q4_K:
         return entry<BlockQ4_K, BlockQ8_K, q4_k_avx2<4>, q4_k_avx2<1>, kQK_K>;
       case GgmlType::Q6_K:
