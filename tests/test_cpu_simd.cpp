@@ -231,6 +231,74 @@ TEST_P(CpuSimd, SumOfEveryLengthAgainstFloat64) {
   }
 }
 
+// Elements of dt holding the values x (f16 / bf16 rounded by the scalar conversions),
+// and the values they hold as doubles.
+std::vector<uint8_t> as_dtype(DType dt, const std::vector<float>& x, std::vector<double>& held) {
+  std::vector<uint8_t> bytes(x.size() * dtype_size(dt));
+  held.resize(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (dt == DType::F32) {
+      std::memcpy(bytes.data() + 4 * i, &x[i], 4);
+      held[i] = x[i];
+      continue;
+    }
+    uint16_t h = dt == DType::F16 ? f32_to_f16_bits(x[i]) : f32_to_bf16_bits(x[i]);
+    std::memcpy(bytes.data() + 2 * i, &h, 2);
+    held[i] = dt == DType::F16 ? f16_bits_to_f32(h) : bf16_bits_to_f32(h);
+  }
+  return bytes;
+}
+
+TEST_P(CpuSimd, ExtremeAndFindOfEveryLengthAgainstDoubleLoops) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-100, 100);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    for (size_t n : {1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4096}) {
+      // case 0: random; 1: a NaN at a random position; 2: two NaNs; 3: +-inf; 4: all equal
+      for (int c = 0; c < 5; ++c) {
+        std::vector<float> x(n);
+        for (float& v : x) v = c == 4 ? 3.5f : u(rng);
+        size_t p = rng() % n, q = rng() % n;
+        if (c == 1 || c == 2) x[p] = nan;
+        if (c == 2) x[q] = nan;
+        if (c == 3) x[p] = -inf, x[q] = inf;
+        std::vector<double> held;
+        std::vector<uint8_t> bytes = as_dtype(dt, x, held);
+        double mx = -INFINITY, mn = INFINITY;
+        size_t first_nan = n;
+        for (size_t i = 0; i < n; ++i) {
+          if (std::isnan(held[i])) {
+            first_nan = std::min(first_nan, i);
+          } else {
+            mx = std::max(mx, held[i]);
+            mn = std::min(mn, held[i]);
+          }
+        }
+        std::string at =
+            std::string(dtype_name(dt)) + " n " + std::to_string(n) + " case " + std::to_string(c);
+        float got_max = simd::extreme_run(dt, bytes.data(), n, true);
+        float got_min = simd::extreme_run(dt, bytes.data(), n, false);
+        if (first_nan < n) {
+          EXPECT_TRUE(std::isnan(got_max)) << at;
+          EXPECT_TRUE(std::isnan(got_min)) << at;
+          EXPECT_EQ(simd::find_run(dt, bytes.data(), n, nan), first_nan) << at;
+          continue;
+        }
+        EXPECT_EQ(double(got_max), mx) << at;
+        EXPECT_EQ(double(got_min), mn) << at;
+        for (double v : {mx, mn}) {
+          size_t want = 0;
+          while (held[want] != v) ++want;
+          EXPECT_EQ(simd::find_run(dt, bytes.data(), n, float(v)), want) << at;
+        }
+        EXPECT_EQ(simd::find_run(dt, bytes.data(), n, 1000.0f), n) << at;  // not present
+        EXPECT_EQ(simd::find_run(dt, bytes.data(), n, nan), n) << at;
+      }
+    }
+  }
+}
+
 TEST_P(CpuSimd, SoftmaxRowAgainstFloat64) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> u(-6, 6);

@@ -9,6 +9,7 @@
 
 #include "backend/cpu/isa.h"
 #include "mmconv_test_helpers.h"
+#include "wick/options.h"
 
 namespace wick {
 namespace {
@@ -94,6 +95,34 @@ TEST(Matmul, BatchedLhsTimesSharedRhs) {
     Ref r = ref_matmul(6, 4, 5, 6, at(av, 6, 4, 5), at(bv, 1, 5, 6), dt);
     expect_close(c, r.val, r.tol, std::string(dtype_name(dt)));
   }
+}
+
+TEST(Matmul, ManySmallBatchesOnEveryThreadCount) {
+  // Products too small to split run side by side, one per thread: 37 batches of
+  // (9 x 12)(12 x 10), the rhs stored transposed and shared by a stride-0 batch dim
+  // in the second case, at 1, 2, 3 and 8 threads.
+  const Options saved = options();
+  const size_t nb = 37, m = 9, k = 12, n = 10;
+  for (DType dt : {DType::F32, DType::BF16}) {
+    Values av = rand_values(nb * m * k, 30, dt), bv = rand_values(nb * k * n, 31, dt);
+    Values btv(nb * n * k);  // the rhs batches stored transposed: [nb, n, k]
+    for (size_t bi = 0; bi < nb; ++bi)
+      for (size_t p = 0; p < k; ++p)
+        for (size_t j = 0; j < n; ++j) btv[(bi * n + j) * k + p] = bv[(bi * k + p) * n + j];
+    Tensor a = make(av, {nb, m, k}, dt), b_t = make(btv, {nb, n, k}, dt).transpose(1, 2);
+    Tensor shared = make(Values(btv.begin(), btv.begin() + n * k), {1, n, k}, dt).transpose(1, 2);
+    Ref r = ref_matmul(nb, m, k, n, at(av, nb, m, k), at(bv, nb, k, n), dt);
+    Ref r_shared = ref_matmul(nb, m, k, n, at(av, nb, m, k), at(bv, 1, k, n), dt);
+    for (int threads : {1, 2, 3, 8}) {
+      Options o = saved;
+      o.cpu_threads = threads;
+      set_options(o);
+      std::string what = fmt::format("{} threads {}", dtype_name(dt), threads);
+      expect_close(a.matmul(b_t), r.val, r.tol, what);
+      expect_close(a.matmul(shared.broadcast_as({nb, k, n})), r_shared.val, r_shared.tol, "shared " + what);
+    }
+  }
+  set_options(saved);
 }
 
 TEST(Matmul, BatchDimsBroadcastOnBothSides) {

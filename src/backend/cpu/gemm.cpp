@@ -42,7 +42,7 @@ std::shared_ptr<const onednn::Primitive> matmul_primitive(DType dt, bool trans_a
                            c = mat_desc(t, m, n, false, ldc);
         return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, onednn::engine());
       },
-      onednn::threads_for(double(m) * double(n) * double(k), kMacsPerThread), "matmul");
+      gemm_threads(m, n, k), "matmul");
 }
 
 template <class T>
@@ -102,6 +102,10 @@ void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double
   cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
               blas_int(m), blas_int(n), blas_int(k), 1.0, a, blas_int(lda), b, blas_int(ldb), 0.0, c,
               blas_int(ldc));
+}
+
+int gemm_threads(size_t m, size_t n, size_t k) {
+  return onednn::threads_for(double(m) * double(n) * double(k), kMacsPerThread);
 }
 
 bool gemm_native(DType dt) {

@@ -21,6 +21,11 @@ void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const bf16* 
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double* a, size_t lda,
           const double* b, size_t ldb, double* c, size_t ldc);
 
+// The threads one gemm() of this shape runs on (a small product is not split into
+// pieces smaller than a barrier's cost): callers with many small products run them in
+// parallel instead, each on one thread.
+int gemm_threads(size_t m, size_t n, size_t k);
+
 // Whether gemm() has a kernel of its own for `dt` on this CPU (bf16 needs AVX-512);
 // callers multiply other half-precision operands as f32.
 bool gemm_native(DType dt);

@@ -10,8 +10,9 @@
 // (a stride-0 row, overlapping rows, two non-unit strides) is packed into a
 // contiguous buffer first. Batch offsets come from the batch dims' own strides,
 // so uniform, non-uniform and stride-0 (broadcast) batches all work; a packed
-// broadcast operand is packed once and reused. One GEMM per batch, in order; the
-// GEMM threads itself.
+// broadcast operand is packed once and reused. One GEMM per batch: a product large
+// enough threads itself (oneDNN), and small products read in place run side by side
+// on wick's pool, one thread each.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -42,6 +43,12 @@ class GemmOperand {
         bs(l.strides().begin(), l.strides().end() - 2);
     batch_l_ = Layout(std::move(bd), std::move(bs), l.start_offset());
     view_ = std::is_same_v<T, C> ? blas_view(rows, cols, s_row_, s_col_) : BlasView{};
+  }
+
+  // Whether every batch is read in place (get() then only computes an address).
+  bool in_place() const {
+    if constexpr (std::is_same_v<T, C>) return view_.ok;
+    return false;
   }
 
   // Batch `i` as (pointer, transposed, leading dim).
@@ -125,6 +132,9 @@ StoragePtr matvec_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuS
   return out;
 }
 
+// Multiply-adds of a task of batches run side by side, at least (as gemm.cpp's per thread).
+constexpr size_t kMacsPerTask = size_t(1) << 20;
+
 // One GEMM per batch in compute type C: T itself, or f32 for halves without a GEMM of
 // their own (operands converted, the output rounded back to T once).
 template <class T, class C>
@@ -133,11 +143,21 @@ StoragePtr gemm_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuSto
   const size_t mn = d.m * d.n;
   GemmOperand<T, C> a(lhs, lhs_l, d.m, d.k), b(rhs, rhs_l, d.k, d.n);
   auto out = cpu_alloc(d.b * mn, std::is_same_v<T, C> ? lhs.dtype() : DType::F32);
-  for (size_t i = 0; i < d.b; ++i) {
+  auto one = [&](size_t i) {
     auto am = a.get(i);
     auto bm = b.get(i);
     cpu::gemm(am.trans, bm.trans, d.m, d.n, d.k, am.ptr, am.ld, bm.ptr, bm.ld,
               out->template data<C>() + i * mn, d.n);
+  };
+  // Products too small to fill the threads run side by side, one thread each, when
+  // that occupies more threads than one product would.
+  const size_t threads = size_t(cpu::max_threads()), macs = std::max<size_t>(d.m * d.n * d.k, 1);
+  if (a.in_place() && b.in_place() && std::min(d.b, threads) > size_t(cpu::gemm_threads(d.m, d.n, d.k))) {
+    cpu::parallel_for(d.b, kMacsPerTask / macs + 1, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) one(i);
+    });
+  } else {
+    for (size_t i = 0; i < d.b; ++i) one(i);
   }
   if constexpr (std::is_same_v<T, C>) {
     return out;

@@ -111,6 +111,7 @@ Key& Key::add(const dnnl::memory::desc& d) {
 }
 
 int threads_for(double work, double per_thread) {
+  if (in_parallel()) return 1;  // a task of wick's pool: its thread is the primitive's only one
   const double t = work / per_thread;
   const int most = max_threads();
   return t < 1 ? 1 : t >= double(most) ? most : int(t);

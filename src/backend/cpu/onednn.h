@@ -30,8 +30,9 @@ struct Primitive {
 };
 
 // Threads for `work` units when each thread should get at least `per_thread` of them:
-// between 1 and wick's thread count. oneDNN splits even a tiny product over every
-// thread, and each split costs a barrier.
+// between 1 and wick's thread count; 1 inside a task of wick's pool (a primitive run
+// there must not start threads of its own). oneDNN splits even a tiny product over
+// every thread, and each split costs a barrier.
 int threads_for(double work, double per_thread);
 
 // The cached primitive of `key` (any bytes naming the shape) for `threads` threads,

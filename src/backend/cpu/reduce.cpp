@@ -89,10 +89,15 @@ C pick(C v, C m) {
   return better ? v : m;
 }
 
+// f32, f16 and bf16: the vector kernels of simd.h.
+template <class T>
+constexpr bool kHasVector = std::is_same_v<T, float> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
+
 // Max (IsMax) or min of a non-empty contiguous run in the compute type; NaN if the run holds one.
 template <bool IsMax, class T>
 compute_t<T> extreme_row(const T* x, size_t n) {
   using C = compute_t<T>;
+  if constexpr (kHasVector<T>) return cpu::simd::extreme_run(dtype_of<T>, x, n, IsMax);
   C lane[8];
   for (size_t k = 0; k < 8; ++k) lane[k] = C(x[0]);
   size_t i = 0;
@@ -198,7 +203,9 @@ struct ArgReducer : ExtremeBase<IsMax, T> {
     C m = extreme_row<IsMax>(x, n);
     bool nan = is_nan(m);
     size_t i = 0;
-    if (nan) {
+    if constexpr (kHasVector<T>) {
+      i = cpu::simd::find_run(dtype_of<T>, x, n, m);  // m is an element of the run: i < n
+    } else if (nan) {
       while (!is_nan(C(x[i]))) ++i;  // rare: scalar
     } else {
       // Blocks of 16 tested without an early exit (vectorised), then the hit located in its block.

@@ -315,6 +315,97 @@ float sum_typed(const T* x, size_t n) {
   return scalar_sum(x, n);
 }
 
+// Max (IsMax) or min of a non-empty run in f32; NaN when the run holds a NaN.
+template <bool IsMax, class T>
+float extreme_typed(const T* x, size_t n) {
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DF d;
+    const size_t lanes = hn::Lanes(d);
+    auto pick = [](VF a, VF b) {
+      if constexpr (IsMax) {
+        return hn::Max(a, b);
+      } else {
+        return hn::Min(a, b);
+      }
+    };
+    // Four independent accumulators; NaN is tracked apart (Max/Min do not propagate it).
+    const VF first = hn::Set(d, to_f32(x[0]));
+    VF m0 = first, m1 = first, m2 = first, m3 = first;
+    auto nan = hn::IsNaN(first);
+    size_t i = 0;
+    for (; i + 4 * lanes <= n; i += 4 * lanes) {
+      const VF v0 = Io<T>::load(d, x + i), v1 = Io<T>::load(d, x + i + lanes);
+      const VF v2 = Io<T>::load(d, x + i + 2 * lanes), v3 = Io<T>::load(d, x + i + 3 * lanes);
+      nan = hn::Or(nan, hn::Or(hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)), hn::Or(hn::IsNaN(v2), hn::IsNaN(v3))));
+      m0 = pick(m0, v0);
+      m1 = pick(m1, v1);
+      m2 = pick(m2, v2);
+      m3 = pick(m3, v3);
+    }
+    for (; i + lanes <= n; i += lanes) {
+      const VF v = Io<T>::load(d, x + i);
+      nan = hn::Or(nan, hn::IsNaN(v));
+      m0 = pick(m0, v);
+    }
+    if (i < n) {  // the last partial vector, padded with the run's first element
+      T xb[kMaxLanes];
+      for (size_t k = 0; k < lanes; ++k) xb[k] = i + k < n ? x[i + k] : x[0];
+      const VF v = Io<T>::load(d, xb);
+      nan = hn::Or(nan, hn::IsNaN(v));
+      m1 = pick(m1, v);
+    }
+    if (!hn::AllFalse(d, nan)) return std::numeric_limits<float>::quiet_NaN();
+    const VF m = pick(pick(m0, m1), pick(m2, m3));
+    return hn::GetLane(IsMax ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+  }
+#endif
+  float m = to_f32(x[0]);
+  for (size_t i = 0; i < n; ++i) {
+    const float v = to_f32(x[i]);
+    if (v != v) return v;
+    m = (IsMax ? v > m : v < m) ? v : m;
+  }
+  return m;
+}
+
+// Index of the first element of the run equal to v (the first NaN when v is NaN); n
+// when there is none.
+template <class T>
+size_t find_typed(const T* x, size_t n, float v) {
+  const bool want_nan = v != v;
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DF d;
+    const size_t lanes = hn::Lanes(d);
+    const VF vv = hn::Set(d, v);
+    auto hit = [&](VF e) { return want_nan ? hn::IsNaN(e) : hn::Eq(e, vv); };
+    size_t i = 0;
+    // Blocks of four vectors tested together, then the hit located in its block.
+    for (; i + 4 * lanes <= n; i += 4 * lanes) {
+      const auto m =
+          hn::Or(hn::Or(hit(Io<T>::load(d, x + i)), hit(Io<T>::load(d, x + i + lanes))),
+                 hn::Or(hit(Io<T>::load(d, x + i + 2 * lanes)), hit(Io<T>::load(d, x + i + 3 * lanes))));
+      if (!hn::AllFalse(d, m)) break;
+    }
+    for (; i + lanes <= n; i += lanes) {
+      const intptr_t k = hn::FindFirstTrue(d, hit(Io<T>::load(d, x + i)));
+      if (k >= 0) return i + size_t(k);
+    }
+    for (; i < n; ++i) {
+      const float e = to_f32(x[i]);
+      if (want_nan ? e != e : e == v) return i;
+    }
+    return n;
+  }
+#endif
+  for (size_t i = 0; i < n; ++i) {
+    const float e = to_f32(x[i]);
+    if (want_nan ? e != e : e == v) return i;
+  }
+  return n;
+}
+
 template <class T>
 void softmax_typed(const T* x, T* y, size_t n, bool log, double* e) {
 #if WICK_SIMD_VECTOR
@@ -462,6 +553,31 @@ float SumKernel(DType dt, const void* x, size_t n) {
   }
 }
 
+float ExtremeKernel(DType dt, const void* x, size_t n, bool is_max) {
+  switch (dt) {
+    case DType::F32:
+      return is_max ? extreme_typed<true>(static_cast<const float*>(x), n)
+                    : extreme_typed<false>(static_cast<const float*>(x), n);
+    case DType::BF16:
+      return is_max ? extreme_typed<true>(static_cast<const bf16*>(x), n)
+                    : extreme_typed<false>(static_cast<const bf16*>(x), n);
+    default:
+      return is_max ? extreme_typed<true>(static_cast<const f16*>(x), n)
+                    : extreme_typed<false>(static_cast<const f16*>(x), n);
+  }
+}
+
+size_t FindKernel(DType dt, const void* x, size_t n, float v) {
+  switch (dt) {
+    case DType::F32:
+      return find_typed(static_cast<const float*>(x), n, v);
+    case DType::BF16:
+      return find_typed(static_cast<const bf16*>(x), n, v);
+    default:
+      return find_typed(static_cast<const f16*>(x), n, v);
+  }
+}
+
 void SoftmaxKernel(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
   switch (dt) {
     case DType::F32:
@@ -484,6 +600,8 @@ HWY_EXPORT(NarrowKernel);
 HWY_EXPORT(UnaryKernel);
 HWY_EXPORT(SumKernel);
 HWY_EXPORT(SoftmaxKernel);
+HWY_EXPORT(ExtremeKernel);
+HWY_EXPORT(FindKernel);
 
 void widen(DType half, const uint16_t* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(WidenKernel)(half, x, y, n);
@@ -516,6 +634,14 @@ void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n) {
 }
 
 float sum_run(DType dt, const void* x, size_t n) { return HWY_DYNAMIC_DISPATCH(SumKernel)(dt, x, n); }
+
+float extreme_run(DType dt, const void* x, size_t n, bool is_max) {
+  return HWY_DYNAMIC_DISPATCH(ExtremeKernel)(dt, x, n, is_max);
+}
+
+size_t find_run(DType dt, const void* x, size_t n, float v) {
+  return HWY_DYNAMIC_DISPATCH(FindKernel)(dt, x, n, v);
+}
 
 void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
   HWY_DYNAMIC_DISPATCH(SoftmaxKernel)(dt, x, y, n, log, scratch);

@@ -12,6 +12,7 @@
 //   BF16's VCVTNEPS2BF16 flushes f32 subnormals to zero, so it is not used). One
 //   difference: F16C widens a signaling f16 NaN to a quiet f32 NaN (same payload).
 // - Sums accumulate f16/bf16/f32 in f32, pairwise over blocks (error grows like log n).
+// - Min / max propagate NaN; f16 / bf16 widen to f32 exactly, so their extremes are exact.
 // - Softmax rows compute in f64 (SLEEF's f64 exp), as precise as the float64 reference.
 #pragma once
 
@@ -35,6 +36,13 @@ void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n);
 
 // Sum of n elements of dt (f32, f16 or bf16) accumulated in f32, pairwise.
 float sum_run(DType dt, const void* x, size_t n);
+
+// Max (is_max) or min of n > 0 elements of dt (f32, f16 or bf16), exact in f32; NaN
+// when any element is NaN.
+float extreme_run(DType dt, const void* x, size_t n, bool is_max);
+// Index of the first of n elements of dt (f32, f16 or bf16) equal to v, or of the
+// first NaN when v is NaN; n when there is none.
+size_t find_run(DType dt, const void* x, size_t n, float v);
 
 // Softmax (or log-softmax) of one row of n elements of dt (f32, f16 or bf16), in f64
 // as the float64 reference (x - max is exact there; SLEEF's f64 exp), rounded once to

@@ -23,6 +23,10 @@ int max_threads();
 // pool, it runs the tasks serially on the caller.
 void run_parallel(int nt, void (*task)(void*, int, int), void* ctx);
 
+// Whether the calling thread is running a task of the pool (a nested parallel loop
+// would run serially there).
+bool in_parallel();
+
 // Runs f(begin, end) over [0, n) split across the pool's threads; serial below `grain`.
 template <class F>
 void parallel_for(size_t n, size_t grain, F&& f) {

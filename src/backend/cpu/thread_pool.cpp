@@ -113,6 +113,8 @@ class Pool {
 
 }  // namespace
 
+bool in_parallel() { return t_in_pool; }
+
 void run_parallel(int nt, void (*task)(void*, int, int), void* ctx) {
   if (nt > 0xffff) nt = 0xffff;
   Pool::get().run(nt, task, ctx);
