@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "wick/check.h"
+#include "wick/options.h"
 #include "wick/quant.h"
 #include "wick/tensor.h"
 
@@ -180,16 +181,26 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, GpuQmatmul, ::testing::ValuesIn(qmm_cases()),
                                   "_m" + std::to_string(i.param.m);
                          });
 
-TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheGemmAbove) {
+// Above 8 rows Auto is the GEMM path on TF32 tensor cores: DequantGemm with TF32 allowed.
+TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheTf32GemmAbove) {
   REQUIRE_GPU();
   const size_t n = 40, k = 256;
   QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 21), Shape{n, k}), GgmlType::Q4_K)
                   .to_device(kGpu);
   for (size_t m : {size_t(1), kQMatVecMaxBatch, kQMatVecMaxBatch + 1}) {
     Tensor x = Tensor::from_vector(normal_values(m * k, 22), Shape{m, k}, kGpu);
-    const QMatmulPath expect = m <= kQMatVecMaxBatch ? QMatmulPath::MatVec : QMatmulPath::DequantGemm;
+    const std::vector<float> got = qmatmul(x, w).to_vector<float>();
     // Each path is deterministic: Auto must reproduce the chosen one bit for bit.
-    EXPECT_EQ(qmatmul(x, w).to_vector<float>(), qmatmul(x, w, expect).to_vector<float>()) << "m=" << m;
+    if (m <= kQMatVecMaxBatch) {
+      EXPECT_EQ(got, qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>()) << "m=" << m;
+      continue;
+    }
+    const std::vector<float> full = qmatmul(x, w, QMatmulPath::DequantGemm).to_vector<float>();
+    Options o = options();
+    o.allow_tf32 = true;
+    ScopedOptions scope(o);
+    EXPECT_EQ(got, qmatmul(x, w, QMatmulPath::DequantGemm).to_vector<float>()) << "m=" << m;
+    EXPECT_NE(got, full) << "m=" << m << ": TF32 rounds x, so the results differ from full f32";
   }
 }
 

@@ -52,7 +52,8 @@ struct ModelOptions {
   // GPU decoding: the first one-token step runs as it comes, the second is recorded
   // as a graph (BackendDevice::begin_capture) and every later one replays it, with
   // the token and position passed in device memory. false: every step runs as it
-  // comes (the same kernels). Without tensor parallelism only.
+  // comes (the same kernels). Only without a communicator (whose collectives run on
+  // the host).
   bool graph = true;
 };
 

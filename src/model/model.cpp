@@ -600,7 +600,7 @@ Model Model::load(const std::string& path, const ModelOptions& options) {
   m.build_rope_tables();
   const HParams& lh = m.local;
   m.step = Tensor::zeros({3}, DType::U32, m.ranks[0].device);
-  m.use_graph = options.graph && tp == 1 && m.ranks[0].device.is_gpu();
+  m.use_graph = options.graph && !options.communicator && m.ranks[0].device.is_gpu();
   for (Rank& rk : m.ranks) {
     for (size_t l = 0; l < hp.n_layer; ++l) {
       rk.k_cache.push_back(Tensor::empty({1, lh.n_head_kv, n_ctx, lh.head_dim_k}, DType::F16, rk.device));
