@@ -2,8 +2,7 @@
 // f16, bf16), elements widened to f32 in registers and multiplied into f32
 // accumulators, so the time is the matrix's bytes over the memory bandwidth. AVX-512
 // and AVX2 loops are chosen at run time (isa.h); the scalar loops serve other CPUs.
-//   Dot form:  one row at a time, in four accumulators: each thread streams its rows
-//              in order.
+//   Dot form:  rows in groups of 4 share each load of x; one accumulator per row.
 //   Axpy form: each thread owns a block of outputs, kept in L1 as f32, and adds 4
 //              matrix rows scaled by x per pass over it.
 #include <algorithm>
@@ -47,141 +46,145 @@ void axpy_scalar(const T* a, size_t ld, size_t b, size_t e, size_t k, const floa
 
 #if WICK_X86
 
-// ---- one vector kernel per form, compiled for each level through its lane type -------
-// A level's lane type V gives the vector width (kLanes) and its operations: zero,
-// set1, load (widens f16 / bf16 to f32), loadu / storeu of f32, fma and hsum. The
-// kernels below are written once and always inlined into each level's entry point,
-// whose target attribute compiles them for that level; the last partial vector of a
-// row takes the scalar loop. -Wpsabi: GCC warns of the vector ABI of these templates,
-// which have no target of their own; being always inlined, they are never called
-// across an ABI boundary.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
+// ---- AVX2: 8 lanes ---------------------------------------------------------------------
 
-struct Avx2 {
-  using V = __m256;
-  static constexpr size_t kLanes = 8;
-  WICK_AVX2 static V zero() { return _mm256_setzero_ps(); }
-  WICK_AVX2 static V set1(float v) { return _mm256_set1_ps(v); }
-  WICK_AVX2 static V loadu(const float* p) { return _mm256_loadu_ps(p); }
-  WICK_AVX2 static void storeu(float* p, V v) { _mm256_storeu_ps(p, v); }
-  WICK_AVX2 static V load(const float* p) { return _mm256_loadu_ps(p); }
-  WICK_AVX2 static V load(const f16* p) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  }
-  WICK_AVX2 static V load(const bf16* p) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-  }
-  WICK_AVX2 static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  WICK_AVX2 static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  WICK_AVX2 static float hsum(V v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-  }
-};
+WICK_AVX2 inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+WICK_AVX2 inline __m256 load8(const f16* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+WICK_AVX2 inline __m256 load8(const bf16* p) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+WICK_AVX2 inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
 
-struct Avx512 {
-  using V = __m512;
-  static constexpr size_t kLanes = 16;
-  WICK_AVX512 static V zero() { return _mm512_setzero_ps(); }
-  WICK_AVX512 static V set1(float v) { return _mm512_set1_ps(v); }
-  WICK_AVX512 static V loadu(const float* p) { return _mm512_loadu_ps(p); }
-  WICK_AVX512 static void storeu(float* p, V v) { _mm512_storeu_ps(p, v); }
-  WICK_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
-  WICK_AVX512 static V load(const f16* p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+template <int R, class T>
+WICK_AVX2 void dot_group_avx2(const T* a, size_t ld, size_t k, const float* x, float* y) {
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  size_t p = 0;
+  for (; p + 8 <= k; p += 8) {
+    const __m256 xv = _mm256_loadu_ps(x + p);
+    for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(load8(a + r * ld + p), xv, acc[r]);
   }
-  WICK_AVX512 static V load(const bf16* p) {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  for (int r = 0; r < R; ++r) {
+    float s = hsum8(acc[r]);
+    for (size_t q = p; q < k; ++q) s += widen(a[r * ld + q]) * x[q];
+    y[r] = s;
   }
-  WICK_AVX512 static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-  WICK_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
-  WICK_AVX512 static float hsum(V v) { return _mm512_reduce_add_ps(v); }
-};
+}
 
-// Dot form: one row at a time in four independent accumulators, so each thread reads
-// the matrix as one sequential stream (rows interleaved in groups of 4 were four
-// streams, measured 30% slower for f16 / bf16: docs/PERFORMANCE.md); x stays in L1.
-template <class L, class T>
-__attribute__((always_inline)) inline void dot_vec(const T* a, size_t ld, size_t b, size_t e, size_t k,
-                                                   const float* x, float* y) {
-  constexpr size_t W = L::kLanes;
-  for (size_t i = b; i < e; ++i) {
-    const T* r = a + i * ld;
-    auto a0 = L::zero(), a1 = a0, a2 = a0, a3 = a0;
+template <class T>
+WICK_AVX2 void dot_avx2(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
+  size_t i = b;
+  for (; i + 4 <= e; i += 4) dot_group_avx2<4>(a + i * ld, ld, k, x, y + i);
+  for (; i < e; ++i) dot_group_avx2<1>(a + i * ld, ld, k, x, y + i);
+}
+
+template <class T>
+WICK_AVX2 void axpy_avx2(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
+  for (size_t j0 = b; j0 < e; j0 += kAxpyBlock) {
+    const size_t j1 = std::min(e, j0 + kAxpyBlock), vec_end = j0 + (j1 - j0) / 8 * 8;
+    std::fill(y + j0, y + j1, 0.0f);
     size_t p = 0;
-    for (; p + 4 * W <= k; p += 4 * W) {
-      a0 = L::fma(L::load(r + p), L::loadu(x + p), a0);
-      a1 = L::fma(L::load(r + p + W), L::loadu(x + p + W), a1);
-      a2 = L::fma(L::load(r + p + 2 * W), L::loadu(x + p + 2 * W), a2);
-      a3 = L::fma(L::load(r + p + 3 * W), L::loadu(x + p + 3 * W), a3);
+    for (; p + 4 <= k; p += 4) {
+      const T *r0 = a + p * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
+      const __m256 x0 = _mm256_set1_ps(x[p]), x1 = _mm256_set1_ps(x[p + 1]), x2 = _mm256_set1_ps(x[p + 2]),
+                   x3 = _mm256_set1_ps(x[p + 3]);
+      for (size_t j = j0; j < vec_end; j += 8) {
+        __m256 acc = _mm256_loadu_ps(y + j);
+        acc = _mm256_fmadd_ps(x0, load8(r0 + j), acc);
+        acc = _mm256_fmadd_ps(x1, load8(r1 + j), acc);
+        acc = _mm256_fmadd_ps(x2, load8(r2 + j), acc);
+        acc = _mm256_fmadd_ps(x3, load8(r3 + j), acc);
+        _mm256_storeu_ps(y + j, acc);
+      }
+      for (size_t j = vec_end; j < j1; ++j)
+        y[j] +=
+            x[p] * widen(r0[j]) + x[p + 1] * widen(r1[j]) + x[p + 2] * widen(r2[j]) + x[p + 3] * widen(r3[j]);
     }
-    for (; p + W <= k; p += W) a0 = L::fma(L::load(r + p), L::loadu(x + p), a0);
-    float s = L::hsum(L::add(L::add(a0, a1), L::add(a2, a3)));
-    for (; p < k; ++p) s += widen(r[p]) * x[p];
-    y[i] = s;
+    for (; p < k; ++p) {
+      const T* r0 = a + p * ld;
+      const __m256 x0 = _mm256_set1_ps(x[p]);
+      for (size_t j = j0; j < vec_end; j += 8)
+        _mm256_storeu_ps(y + j, _mm256_fmadd_ps(x0, load8(r0 + j), _mm256_loadu_ps(y + j)));
+      for (size_t j = vec_end; j < j1; ++j) y[j] += x[p] * widen(r0[j]);
+    }
   }
 }
 
-// Axpy form: y[j0, j1) += x[p] * row p, for P rows p0.. at a time.
-template <class L, int P, class T>
-__attribute__((always_inline)) inline void axpy_rows(const T* a, size_t ld, size_t p0, size_t j0, size_t j1,
-                                                     const float* x, float* y) {
-  const size_t vec_end = j0 + (j1 - j0) / L::kLanes * L::kLanes;
-  const T* r[P];
-  typename L::V xs[P];
-  for (int q = 0; q < P; ++q) r[q] = a + (p0 + size_t(q)) * ld, xs[q] = L::set1(x[p0 + size_t(q)]);
-  for (size_t j = j0; j < vec_end; j += L::kLanes) {
-    auto acc = L::loadu(y + j);
-    for (int q = 0; q < P; ++q) acc = L::fma(xs[q], L::load(r[q] + j), acc);
-    L::storeu(y + j, acc);
+// ---- AVX-512: 16 lanes, masked tails -----------------------------------------------
+
+WICK_AVX512 inline __m512 load16(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+WICK_AVX512 inline __m512 load16(const f16* p, __mmask16 m) {
+  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+}
+WICK_AVX512 inline __m512 load16(const bf16* p, __mmask16 m) {
+  const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+WICK_AVX512 inline __mmask16 tail_mask(size_t n) { return __mmask16((1u << n) - 1); }
+
+template <int R, class T>
+WICK_AVX512 void dot_group_avx512(const T* a, size_t ld, size_t k, const float* x, float* y) {
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  size_t p = 0;
+  for (; p + 16 <= k; p += 16) {
+    const __m512 xv = _mm512_loadu_ps(x + p);
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(load16(a + r * ld + p, 0xFFFF), xv, acc[r]);
   }
-  for (size_t j = vec_end; j < j1; ++j) {
-    float s = y[j];
-    for (int q = 0; q < P; ++q) s += x[p0 + size_t(q)] * widen(r[q][j]);
-    y[j] = s;
+  if (p < k) {
+    const __mmask16 m = tail_mask(k - p);
+    const __m512 xv = _mm512_maskz_loadu_ps(m, x + p);
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(load16(a + r * ld + p, m), xv, acc[r]);
   }
+  for (int r = 0; r < R; ++r) y[r] = _mm512_reduce_add_ps(acc[r]);
 }
 
-template <class L, class T>
-__attribute__((always_inline)) inline void axpy_vec(const T* a, size_t ld, size_t b, size_t e, size_t k,
-                                                    const float* x, float* y) {
+template <class T>
+WICK_AVX512 void dot_avx512(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
+  size_t i = b;
+  for (; i + 4 <= e; i += 4) dot_group_avx512<4>(a + i * ld, ld, k, x, y + i);
+  for (; i < e; ++i) dot_group_avx512<1>(a + i * ld, ld, k, x, y + i);
+}
+
+template <class T>
+WICK_AVX512 void axpy_avx512(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
   for (size_t j0 = b; j0 < e; j0 += kAxpyBlock) {
     const size_t j1 = std::min(e, j0 + kAxpyBlock);
     std::fill(y + j0, y + j1, 0.0f);
     size_t p = 0;
-    for (; p + 4 <= k; p += 4) axpy_rows<L, 4>(a, ld, p, j0, j1, x, y);
-    for (; p < k; ++p) axpy_rows<L, 1>(a, ld, p, j0, j1, x, y);
+    for (; p + 4 <= k; p += 4) {
+      const T *r0 = a + p * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
+      const __m512 x0 = _mm512_set1_ps(x[p]), x1 = _mm512_set1_ps(x[p + 1]), x2 = _mm512_set1_ps(x[p + 2]),
+                   x3 = _mm512_set1_ps(x[p + 3]);
+      for (size_t j = j0; j < j1; j += 16) {
+        const __mmask16 m = j + 16 <= j1 ? __mmask16(0xFFFF) : tail_mask(j1 - j);
+        __m512 acc = _mm512_maskz_loadu_ps(m, y + j);
+        acc = _mm512_fmadd_ps(x0, load16(r0 + j, m), acc);
+        acc = _mm512_fmadd_ps(x1, load16(r1 + j, m), acc);
+        acc = _mm512_fmadd_ps(x2, load16(r2 + j, m), acc);
+        acc = _mm512_fmadd_ps(x3, load16(r3 + j, m), acc);
+        _mm512_mask_storeu_ps(y + j, m, acc);
+      }
+    }
+    for (; p < k; ++p) {
+      const T* r0 = a + p * ld;
+      const __m512 x0 = _mm512_set1_ps(x[p]);
+      for (size_t j = j0; j < j1; j += 16) {
+        const __mmask16 m = j + 16 <= j1 ? __mmask16(0xFFFF) : tail_mask(j1 - j);
+        _mm512_mask_storeu_ps(y + j, m,
+                              _mm512_fmadd_ps(x0, load16(r0 + j, m), _mm512_maskz_loadu_ps(m, y + j)));
+      }
+    }
   }
 }
-
-// Each level's entry points: the kernels above compiled for it.
-template <class T>
-WICK_AVX2 void dot_avx2(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
-  dot_vec<Avx2>(a, ld, b, e, k, x, y);
-}
-template <class T>
-WICK_AVX2 void axpy_avx2(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
-  axpy_vec<Avx2>(a, ld, b, e, k, x, y);
-}
-template <class T>
-WICK_AVX512 void dot_avx512(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
-  dot_vec<Avx512>(a, ld, b, e, k, x, y);
-}
-template <class T>
-WICK_AVX512 void axpy_avx512(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
-  axpy_vec<Avx512>(a, ld, b, e, k, x, y);
-}
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 #endif  // WICK_X86
 
