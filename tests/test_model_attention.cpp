@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "error_test_util.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -193,15 +194,7 @@ TEST(Attention, KeyCountFromATensorReadsOnlyThoseKeys) {
 
 void expect_error(const Tensor& q, const Tensor& k, const Tensor& v, ErrorKind kind, const std::string& part,
                   float scale = 1.0f, bool causal = true) {
-  try {
-    (void)nn::attention(q, k, v, scale, causal);
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("[attention]"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(part), std::string::npos) << msg;
-  }
+  test::expect_error([&] { (void)nn::attention(q, k, v, scale, causal); }, kind, {"[attention]", part});
 }
 
 TEST(Attention, Errors) {
@@ -224,19 +217,6 @@ TEST(Attention, Errors) {
   expect_error(q, k, Tensor(), ErrorKind::InvalidArgument, "v");
 }
 
-template <class F>
-void expect_kind(F&& f, ErrorKind kind, const std::string& op, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("[" + op + "]"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(part), std::string::npos) << msg;
-  }
-}
-
 TEST(Attention, KeyCountErrors) {
   const Tensor q = Tensor::zeros({1, 4, 2, 8}), k = Tensor::zeros({1, 2, 3, 8}),
                v = Tensor::zeros({1, 2, 3, 8});
@@ -246,27 +226,31 @@ TEST(Attention, KeyCountErrors) {
   const auto u32 = [](std::vector<uint32_t> x, Device d = Device::cpu()) {
     return Tensor::from_vector(x, {x.size()}, d);
   };
-  expect_kind(run(Tensor::zeros({1}, DType::I32)), ErrorKind::InvalidArgument, "attention",
-              "kv_len [1] i32 must be one u32 element");
-  expect_kind(run(u32({2, 3})), ErrorKind::InvalidArgument, "attention", "must be one u32 element");
-  expect_kind(run(Tensor()), ErrorKind::InvalidArgument, "attention", "kv_len");
+  test::expect_error(run(Tensor::zeros({1}, DType::I32)), ErrorKind::InvalidArgument,
+                     {"[attention]", "kv_len [1] i32 must be one u32 element"});
+  test::expect_error(run(u32({2, 3})), ErrorKind::InvalidArgument,
+                     {"[attention]", "must be one u32 element"});
+  test::expect_error(run(Tensor()), ErrorKind::InvalidArgument, {"[attention]", "kv_len"});
   // Out of [T, S]: the CPU raises it at once.
-  expect_kind(run(u32({1})), ErrorKind::IndexOutOfRange, "attention", "kv_len 1 must lie in [2, 3]");
-  expect_kind(run(u32({4})), ErrorKind::IndexOutOfRange, "attention", "kv_len 4 must lie in [2, 3]");
+  test::expect_error(run(u32({1})), ErrorKind::IndexOutOfRange,
+                     {"[attention]", "kv_len 1 must lie in [2, 3]"});
+  test::expect_error(run(u32({4})), ErrorKind::IndexOutOfRange,
+                     {"[attention]", "kv_len 4 must lie in [2, 3]"});
   for (Device dev : available_devices()) {
     if (!dev.is_gpu()) continue;
     SCOPED_TRACE(dev.str());
-    expect_kind(run(u32({2}, dev)), ErrorKind::DeviceMismatch, "attention", "[1] u32 on " + dev.str());
+    test::expect_error(run(u32({2}, dev)), ErrorKind::DeviceMismatch,
+                       {"[attention]", "[1] u32 on " + dev.str()});
     const Tensor qd = q.to_device(dev), kd = k.to_device(dev), vd = v.to_device(dev);
     // A decode step (one query) reads the count when it runs: raised at the next
     // synchronization, after which the device is usable.
     const Tensor q1 = qd.narrow(2, 0, 1);
-    expect_kind(
+    test::expect_error(
         [&] {
           const Tensor o = nn::attention(q1, kd, vd, 1.0f, true, u32({4}, dev));
           synchronize(dev);
         },
-        ErrorKind::IndexOutOfRange, "attention", "index 4 out of range for dim 2 of size 3");
+        ErrorKind::IndexOutOfRange, {"[attention]", "index 4 out of range for dim 2 of size 3"});
     EXPECT_EQ(nn::attention(q1, kd, vd, 1.0f, true, u32({3}, dev)).to_f64_vector(),
               std::vector<double>(4 * 8, 0.0));
   }
@@ -388,15 +372,7 @@ TEST(RopeKvCache, StridedInputs) {
 
 template <class F>
 void expect_rope_kv_error(F&& f, ErrorKind kind, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("[rope_kv_cache]"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(part), std::string::npos) << msg;
-  }
+  test::expect_error(f, kind, {"[rope_kv_cache]", part});
 }
 
 TEST(RopeKvCache, Errors) {
@@ -443,23 +419,24 @@ TEST(RopeKvCache, PositionTensorErrors) {
     const auto at = [&](const Tensor& pos) {
       return [&, pos] { (void)nn::rope_kv_cache(qd, kd, vd, cd, cd, RopeKind::HalfSplit, kc, vc, pos); };
     };
-    expect_kind(at(Tensor::zeros({1}, DType::I64, dev)), ErrorKind::InvalidArgument, "rope_kv_cache",
-                "pos [1] i64 must be one u32 element");
-    expect_kind(at(Tensor::zeros({2}, DType::U32, dev)), ErrorKind::InvalidArgument, "rope_kv_cache",
-                "must be one u32 element");
+    test::expect_error(at(Tensor::zeros({1}, DType::I64, dev)), ErrorKind::InvalidArgument,
+                       {"[rope_kv_cache]", "pos [1] i64 must be one u32 element"});
+    test::expect_error(at(Tensor::zeros({2}, DType::U32, dev)), ErrorKind::InvalidArgument,
+                       {"[rope_kv_cache]", "must be one u32 element"});
     const Tensor four = Tensor::from_vector(std::vector<uint32_t>{4}, {1}, dev);
     if (dev.is_cpu()) {
-      expect_kind(at(four), ErrorKind::ShapeMismatch, "rope_kv_cache", "2 tokens at position 4 do not fit");
+      test::expect_error(at(four), ErrorKind::ShapeMismatch,
+                         {"[rope_kv_cache]", "2 tokens at position 4 do not fit"});
     } else {
-      expect_kind(at(Tensor::zeros({1}, DType::U32)), ErrorKind::DeviceMismatch, "rope_kv_cache",
-                  "[1] u32 on cpu");
+      test::expect_error(at(Tensor::zeros({1}, DType::U32)), ErrorKind::DeviceMismatch,
+                         {"[rope_kv_cache]", "[1] u32 on cpu"});
       // Read when the kernel runs: raised at the next synchronization, nothing written.
-      expect_kind(
+      test::expect_error(
           [&] {
             at(four)();
             synchronize(dev);
           },
-          ErrorKind::IndexOutOfRange, "rope_kv_cache", "index 5 out of range for dim 2 of size 5");
+          ErrorKind::IndexOutOfRange, {"[rope_kv_cache]", "index 5 out of range for dim 2 of size 5"});
     }
     EXPECT_EQ(kc.to_f64_vector(), std::vector<double>(2 * 5 * 8, 7.0));
     EXPECT_EQ(vc.to_f64_vector(), std::vector<double>(2 * 5 * 8, 7.0));

@@ -31,4 +31,19 @@ enum IndexOp : uint32_t {
   kNumIndexOps
 };
 
+#if defined(__CUDACC__) || defined(__HIPCC__)
+// Records a bad index (the first report wins; the host raises it at the next
+// synchronization).
+__device__ __forceinline__ void report_index_error(IndexErrorRecord* err, uint32_t op, int64_t index,
+                                                   uint64_t dim_size, uint64_t dim) {
+  if (atomicCAS(&err->flag, 0u, 1u) == 0u) {
+    err->op = op;
+    err->index = index;
+    err->dim_size = dim_size;
+    err->dim = dim;
+    __threadfence_system();
+  }
+}
+#endif
+
 }  // namespace wick::gpu

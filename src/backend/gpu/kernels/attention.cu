@@ -17,19 +17,6 @@ namespace wk {
 
 using ::wick::gpu::IndexErrorRecord;
 
-// Reports a position or length read from device memory that is out of range (the
-// first report wins; the host raises it at the next synchronization).
-__device__ __forceinline__ void report_range(IndexErrorRecord* err, uint32_t op, int64_t value, size_t size,
-                                             size_t dim) {
-  if (atomicCAS(&err->flag, 0u, 1u) == 0u) {
-    err->op = op;
-    err->index = value;
-    err->dim_size = size;
-    err->dim = dim;
-    __threadfence_system();
-  }
-}
-
 namespace ap = plan::attention;
 
 // Elements of K a lane owns in a row (launch_plan.h: attention::chunk).
@@ -87,7 +74,8 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
   if (kv_len) {
     const uint32_t len = *kv_len;
     if (len < uint32_t(t_count) || len > uint32_t(s)) {
-      if (threadIdx.x == 0) report_range(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
+      if (threadIdx.x == 0)
+        ::wick::gpu::report_index_error(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
     }
     s = int(min(max(len, uint32_t(t_count)), uint32_t(s)));
   }
@@ -309,7 +297,7 @@ __device__ void rope_kv(int what, int kind, size_t b, size_t t, size_t h, size_t
     const size_t rows = min(s_k, s_v);
     if (pos + t > rows) {
       if (blockIdx.x == 0 && threadIdx.x == 0)
-        report_range(err, ::wick::gpu::kKvPosition, int64_t(pos + t - 1), rows, 2);
+        ::wick::gpu::report_index_error(err, ::wick::gpu::kKvPosition, int64_t(pos + t - 1), rows, 2);
       return;
     }
   }

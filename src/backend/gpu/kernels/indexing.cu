@@ -30,13 +30,7 @@ __device__ __forceinline__ int64_t checked_id(I v, size_t size, IndexErrorRecord
   if (v == std::numeric_limits<I>::max()) return -1;
   const int64_t id = int64_t(v);
   if (id >= 0 && uint64_t(id) < size) return id;
-  if (atomicCAS(&err->flag, 0u, 1u) == 0u) {
-    err->op = op;
-    err->index = id;
-    err->dim_size = size;
-    err->dim = dim;
-    __threadfence_system();
-  }
+  ::wick::gpu::report_index_error(err, op, id, size, dim);
   return -1;
 }
 
