@@ -1,11 +1,14 @@
-// The record an indexing kernel (or a kernel that reads a position from device
-// memory) writes when it meets an index out of range (the
-// first one wins), read by the host after the stream synchronizes. It lives in
-// mapped (zero-copy) host memory, so the check costs no transfer. Plain C types:
-// read by the host compiler, nvcc and hipcc alike.
+// The record an indexing kernel (or a kernel that reads a position from device memory)
+// writes when it meets an index out of range (the first one wins), read by the host
+// after the stream synchronizes. It lives in mapped (zero-copy) host memory, so the
+// check costs no transfer. Plain C types: read by the host compiler, nvcc and hipcc
+// alike.
 #pragma once
 
 #include <stdint.h>
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#include "vendor.h"  // the device side: atomics, fences
+#endif
 
 namespace wick::gpu {
 
