@@ -243,10 +243,11 @@ const void* as_layout(const memory::desc& user, const void* data, const memory::
   return keep->raw();
 }
 
-// conv1d / conv2d of the float tensor x (layout l) through oneDNN, in type t (x's own,
-// or f32 for x converted); null when oneDNN has no kernel for it in t.
-StoragePtr conv_onednn(const char* op, const ConvGeom& g, const CpuStorage& x, const Layout& l,
-                       const CpuStorage& k, const Layout& k_l, DType t) {
+// conv1d / conv2d of the float tensor x (its layout in g) through oneDNN, in x's type;
+// null when oneDNN has no kernel for it.
+StoragePtr conv_onednn(const char* op, const ConvGeom& g, const CpuStorage& x, const CpuStorage& k,
+                       const Layout& k_l) {
+  const DType t = x.dtype();
   auto p = conv_primitive(g, cpu::onednn::data_type(t));
   if (!p) return nullptr;
   using D = memory::dim;
@@ -294,15 +295,19 @@ StoragePtr run_conv(const char* op, bool transposed, ConvGeom g, const CpuStorag
   const auto& k = CpuStorage::of(kernel);
   if (!transposed && dt != DType::F64 && g.c_in > 0) {
     if (dt != DType::F16) {
-      if (auto out = conv_onednn(op, g, x, l, k, k_l, dt)) return out;
+      if (auto out = conv_onednn(op, g, x, k, k_l)) return out;
     }
     if (dt != DType::F32) {  // f16, or bf16 without a kernel: as f32, rounded back once
-      const StoragePtr xf = x.to_dtype(l, DType::F32), kf = k.to_dtype(k_l, DType::F32);
-      const Layout xl(l.shape()), kl(k_l.shape());
+      const auto xf = cpu_alloc(l.elem_count(), DType::F32), kf = cpu_alloc(k_l.elem_count(), DType::F32);
+      cpu::onednn::widen(dt, x.raw(), l, xf->data<float>());
+      cpu::onednn::widen(dt, k.raw(), k_l, kf->data<float>());
       ConvGeom gf = g;
-      set_input_layout(gf, xl);
-      if (auto out = conv_onednn(op, gf, CpuStorage::of(*xf), xl, CpuStorage::of(*kf), kl, DType::F32))
-        return out->to_dtype(Layout(Shape{out->elem_count()}), dt);
+      set_input_layout(gf, Layout(l.shape()));
+      if (auto out = conv_onednn(op, gf, *xf, *kf, Layout(k_l.shape()))) {
+        auto rounded = cpu_alloc(out->elem_count(), dt);
+        cpu::onednn::narrow(dt, CpuStorage::of(*out).data<float>(), rounded->raw(), out->elem_count());
+        return rounded;
+      }
     }
   }
   auto out = cpu_alloc(g.b * g.c_out * g.out_h * g.out_w, dt);

@@ -21,6 +21,7 @@
 #include "backend/common/operand_views.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
+#include "backend/cpu/onednn.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -30,7 +31,7 @@ namespace {
 
 // One GEMM operand: the batch matrices of a layout (batch dims..., rows, cols) as
 // pointers the GEMM can read, in compute type C. Packs when needed; converts (T to f32)
-// through the backend's cast.
+// on oneDNN's threads (onednn::widen).
 template <class T, class C>
 class GemmOperand {
  public:
@@ -71,11 +72,14 @@ class GemmOperand {
     packed_offset_ = off;
     if constexpr (!std::is_same_v<T, C>) {
       static_assert(std::is_same_v<C, float>);
-      conv_ = s_.to_dtype(Layout({rows_, cols_}, {s_row_, s_col_}, off), DType::F32);
-      packed_ = CpuStorage::of(*conv_).data<float>();
+      if (!conv_) conv_ = cpu_alloc(std::max<size_t>(rows_ * cols_, 1), DType::F32);
+      packed_ = conv_->data<float>();
+      cpu::onednn::widen(s_.dtype(), data_, Layout({rows_, cols_}, {s_row_, s_col_}, off),
+                         conv_->data<float>());
       return;
     }
     buf_.resize(std::max<size_t>(rows_ * cols_, 1));
+    packed_ = buf_.data();
     cpu::parallel_for(rows_, (size_t(1) << 14) / std::max<size_t>(cols_, 1) + 1, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         const T* src = data_ + off + i * s_row_;
@@ -83,7 +87,6 @@ class GemmOperand {
         for (size_t j = 0; j < cols_; ++j) dst[j] = src[j * s_col_];
       }
     });
-    packed_ = buf_.data();
   }
 
   const CpuStorage& s_;
@@ -91,8 +94,8 @@ class GemmOperand {
   size_t rows_, cols_, s_row_ = 0, s_col_ = 0;
   Layout batch_l_;
   BlasView view_;
-  std::vector<C> buf_;  // a packed matrix in T
-  StoragePtr conv_;     // a converted matrix in f32
+  std::vector<C> buf_;                // a packed matrix in T
+  std::shared_ptr<CpuStorage> conv_;  // a converted matrix in f32
   const C* packed_ = nullptr;
   size_t packed_offset_ = 0;
 };
@@ -162,7 +165,9 @@ StoragePtr gemm_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuSto
   if constexpr (std::is_same_v<T, C>) {
     return out;
   } else {
-    return out->to_dtype(Layout(Shape{d.b * mn}), lhs.dtype());
+    auto rounded = cpu_alloc(d.b * mn, lhs.dtype());
+    cpu::onednn::narrow(lhs.dtype(), out->template data<float>(), rounded->raw(), d.b * mn);
+    return rounded;
   }
 }
 

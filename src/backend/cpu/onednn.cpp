@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <list>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
 #include "wick/error.h"
 
@@ -83,7 +86,61 @@ dnnl::stream& stream() {
   return s;
 }
 
+// Elements a conversion writes per thread, at least (as a reorder's bytes).
+constexpr double kConvertPerThread = kReorderBytesPerThread / sizeof(float);
+
+// f(begin, end) over [0, n) in even parts on `threads` OpenMP threads.
+template <class F>
+void omp_for(size_t n, int threads, F&& f) {
+  if (threads <= 1) {
+    f(size_t(0), n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t nt = size_t(omp_get_num_threads()), t = size_t(omp_get_thread_num());
+    const size_t per = (n + nt - 1) / nt, b = std::min(n, per * t), e = std::min(n, b + per);
+    if (b < e) f(b, e);
+  }
+}
+
+template <class T>
+void widen_rows(const T* src, const Layout& l, float* dst) {
+  const size_t r = l.rank(), cols = r ? l.dims()[r - 1] : 1, s = r ? l.strides()[r - 1] : 1;
+  if (cols == 0) return;
+  // The rows' starts: l without its last dim.
+  const Layout rows_l(std::vector<size_t>(l.dims().begin(), l.dims().end() - (r ? 1 : 0)),
+                      std::vector<size_t>(l.strides().begin(), l.strides().end() - (r ? 1 : 0)),
+                      l.start_offset());
+  const size_t rows = l.elem_count() / cols;
+  omp_for(rows, threads_for(double(rows * cols), kConvertPerThread), [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const T* row = src + strided_offset(i, rows_l);
+      float* out = dst + i * cols;
+      if (s == 1) {
+        simd::widen(dtype_of<T>, reinterpret_cast<const uint16_t*>(row), out, cols);
+      } else {
+        for (size_t j = 0; j < cols; ++j) out[j] = float(row[j * s]);
+      }
+    }
+  });
+}
+
 }  // namespace
+
+void widen(DType half, const void* src, const Layout& l, float* dst) {
+  if (half == DType::F16) {
+    widen_rows(static_cast<const f16*>(src), l, dst);
+  } else {
+    widen_rows(static_cast<const bf16*>(src), l, dst);
+  }
+}
+
+void narrow(DType half, const float* src, void* dst, size_t n) {
+  auto* out = static_cast<uint16_t*>(dst);
+  omp_for(n, threads_for(double(n), kConvertPerThread),
+          [&](size_t b, size_t e) { simd::narrow(half, src + b, out + b, e - b); });
+}
 
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "wick/dtype.h"
+#include "wick/layout.h"
 
 namespace wick::cpu::onednn {
 
@@ -50,6 +51,14 @@ void execute(const Primitive& p, std::unordered_map<int, dnnl::memory> args, con
 // cached reorder primitive.
 void reorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst,
              const char* op);
+
+// f16 / bf16 (`half`) <-> f32 for the operands and results of an f32 primitive, on
+// the OpenMP threads oneDNN runs on (oneDNN 2.6's reorders convert f16 with scalar
+// loops, and wick's pool would compete with oneDNN's spinning threads:
+// docs/PERFORMANCE.md). widen: the tensor of layout l over `src` (elements of `half`)
+// into a contiguous f32 buffer; narrow: n contiguous floats rounded to nearest even.
+void widen(DType half, const void* src, const Layout& l, float* dst);
+void narrow(DType half, const float* src, void* dst, size_t n);
 
 // A key builder: the values' bytes, in order.
 class Key {
