@@ -38,9 +38,19 @@ enum class QMatmulPath : uint8_t;  // wick/quant.h
 using StoragePtr = std::shared_ptr<BackendStorage>;
 using StoragePair = std::pair<StoragePtr, StoragePtr>;
 
+// A u32 in device memory that work reads when it runs (a position or a length, so that
+// one recorded graph serves every value): element `offset` of `storage`; unset when
+// storage is null.
+struct DeviceU32 {
+  const BackendStorage* storage = nullptr;
+  size_t offset = 0;
+  explicit operator bool() const { return storage != nullptr; }
+};
+
 // The KV-cache half of rope_kv_cache: k (B, T, Hkv, D) and v (B, T, Hkv, Dv) in q's
 // dtype, inner stride 1; the caches (B, Hkv, S, D) and (B, Hkv, S, Dv), contiguous, each
-// of its own float dtype. Tokens t < T go to cache rows pos + t.
+// of its own float dtype. Tokens t < T go to cache rows pos + t, or (pos_dev set: GPUs
+// only) pos_dev + t, out of range reported at the next synchronization.
 struct KvCacheWrite {
   const BackendStorage* k = nullptr;
   const Layout* k_l = nullptr;
@@ -51,18 +61,7 @@ struct KvCacheWrite {
   BackendStorage* v_cache = nullptr;
   const Layout* v_cache_l = nullptr;
   size_t pos = 0;
-  // When set: the position is element pos_dev_offset (u32) of this storage on the
-  // device, read when the work runs (pos is then unused); out of range is reported at
-  // the next synchronization.
-  const BackendStorage* pos_dev = nullptr;
-  size_t pos_dev_offset = 0;
-};
-
-// An attention's key count in device memory (attention's kv_len): element `offset`
-// (u32) of `storage`; null storage: every key of k and v.
-struct KvLength {
-  const BackendStorage* storage = nullptr;
-  size_t offset = 0;
+  DeviceU32 pos_dev;
 };
 
 // The op methods of BackendStorage, one X(return type, name, (parameters),
@@ -175,7 +174,7 @@ struct KvLength {
      the CPU). */                                                                                            \
   X(StoragePtr, attention,                                                                                   \
     (const Layout& q_l, const BackendStorage& k, const Layout& k_l, const BackendStorage& v,                 \
-     const Layout& v_l, float scale, bool causal, KvLength kv_len),                                          \
+     const Layout& v_l, float scale, bool causal, DeviceU32 kv_len),                                         \
     const)                                                                                                   \
   /* this = q (B, T, H, D), inner stride 1: returns rope(q) as (B, H, T, D) and writes rope(k) and v (see    \
      KvCacheWrite) into the caches. kind HalfSplit or Interleaved; cos/sin (T', D/2) contiguous in q's       \

@@ -433,21 +433,16 @@ Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t 
     k = nn::rms_norm(k, L.k_norm, hp.rms_eps);
   }
   const RopeKind kind = rope_style == RopeStyle::Norm ? RopeKind::Interleaved : RopeKind::HalfSplit;
+  Tensor& kc = rk.k_cache[l];
+  Tensor& vc = rk.v_cache[l];
+  q = from_step ? nn::rope_kv_cache(q, k, v, cos, sin, kind, kc, vc, step.narrow(0, 1, 1))
+                : nn::rope_kv_cache(q, k, v, cos, sin, kind, kc, vc, pos);  // (1, H, T, Dk)
+  ys.clear();
+  k = Tensor();
   const float scale = float(1.0 / std::sqrt(double(dk)));
-  Tensor o;
-  if (from_step) {
-    q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], step.narrow(0, 1, 1));
-    ys.clear();
-    k = Tensor();
-    o = nn::attention(q, rk.k_cache[l], rk.v_cache[l], scale, true, step.narrow(0, 2, 1));
-  } else {
-    q = nn::rope_kv_cache(q, k, v, cos, sin, kind, rk.k_cache[l], rk.v_cache[l], pos);  // (1, H, T, Dk)
-    ys.clear();
-    k = Tensor();
-    const Tensor kk = rk.k_cache[l].narrow(2, 0, pos + n), vv = rk.v_cache[l].narrow(2, 0, pos + n);
-    o = nn::attention(q, kk, vv, scale, true);  // (1, H, T, Dv)
-  }
-  q = Tensor();
+  Tensor o = from_step ? nn::attention(q, kc, vc, scale, true, step.narrow(0, 2, 1))
+                       : nn::attention(q, kc.narrow(2, 0, pos + n), vc.narrow(2, 0, pos + n), scale, true);
+  q = Tensor();  // o: (1, H, T, Dv)
   o = o.squeeze(0).transpose(0, 1).reshape({n, nh * dv});
   return qmatmul(o, L.wo);
 }

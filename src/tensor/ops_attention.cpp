@@ -75,7 +75,7 @@ Tensor attention_impl(const Tensor& q, const Tensor& k, const Tensor& v, float s
   if (s == 0) {
     throw_error(ErrorKind::ShapeMismatch, op, fmt::format("{}: no keys to attend to", shapes()));
   }
-  KvLength len;
+  DeviceU32 len;
   if (kv_len) {
     check_position(op, q, *kv_len, "kv_len");
     if (q.device().is_cpu()) {
@@ -97,39 +97,6 @@ Tensor attention_impl(const Tensor& q, const Tensor& k, const Tensor& v, float s
 }
 
 // rope_kv_cache at `pos`, or (pos_dev defined) at the position it holds.
-Tensor rope_kv_cache_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
-                          const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos,
-                          const Tensor* pos_dev);
-
-}  // namespace
-
-Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal) {
-  return attention_impl(q, k, v, scale, causal, nullptr);
-}
-
-Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal,
-                     const Tensor& kv_len) {
-  return attention_impl(q, k, v, scale, causal, &kv_len);
-}
-
-Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
-                         const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos) {
-  return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, pos, nullptr);
-}
-
-Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
-                         const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache,
-                         const Tensor& pos) {
-  check_position("rope_kv_cache", q, pos, "pos");
-  // The CPU runs the op at once: the position is read here.
-  if (q.device().is_cpu()) {
-    return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, position_value(pos), nullptr);
-  }
-  return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, 0, &pos);
-}
-
-namespace {
-
 Tensor rope_kv_cache_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
                           const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos,
                           const Tensor* pos_dev) {
@@ -206,8 +173,7 @@ Tensor rope_kv_cache_impl(const Tensor& q, const Tensor& k, const Tensor& v, con
   w.v_cache_l = &v_cache.layout();
   w.pos = pos;
   if (pos_dev) {
-    w.pos_dev = pos_dev->storage().get();
-    w.pos_dev_offset = pos_dev->layout().start_offset();
+    w.pos_dev = {pos_dev->storage().get(), pos_dev->layout().start_offset()};
   }
   auto out = front::storage_of(qc).rope_kv_cache(kind, qc.layout(), front::storage_of(cc), cc.layout(),
                                                  front::storage_of(sc), sc.layout(), w);
@@ -215,5 +181,30 @@ Tensor rope_kv_cache_impl(const Tensor& q, const Tensor& k, const Tensor& v, con
 }
 
 }  // namespace
+
+Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal) {
+  return attention_impl(q, k, v, scale, causal, nullptr);
+}
+
+Tensor nn::attention(const Tensor& q, const Tensor& k, const Tensor& v, float scale, bool causal,
+                     const Tensor& kv_len) {
+  return attention_impl(q, k, v, scale, causal, &kv_len);
+}
+
+Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
+                         const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache, size_t pos) {
+  return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, pos, nullptr);
+}
+
+Tensor nn::rope_kv_cache(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos,
+                         const Tensor& sin, RopeKind kind, Tensor& k_cache, Tensor& v_cache,
+                         const Tensor& pos) {
+  check_position("rope_kv_cache", q, pos, "pos");
+  // The CPU runs the op at once: the position is read here.
+  if (q.device().is_cpu()) {
+    return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, position_value(pos), nullptr);
+  }
+  return rope_kv_cache_impl(q, k, v, cos, sin, kind, k_cache, v_cache, 0, &pos);
+}
 
 }  // namespace wick

@@ -40,8 +40,8 @@ AsDtype as_dtype(const BackendStorage& s, const Layout& l, DType dt) {
 
 StoragePtr CpuStorage::attention(const Layout& q_l, const BackendStorage& k_s, const Layout& k_l0,
                                  const BackendStorage& v_s, const Layout& v_l0, float scale, bool causal,
-                                 KvLength kv_len) const {
-  if (kv_len.storage) throw_error(ErrorKind::InvalidArgument, "attention", "kv_len reaches the CPU backend");
+                                 DeviceU32 kv_len) const {
+  if (kv_len) throw_error(ErrorKind::InvalidArgument, "attention", "kv_len reaches the CPU backend");
   const auto& qd = q_l.dims();
   const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
   const size_t hkv = k_l0.dims()[1], s = k_l0.dims()[2], dv = v_l0.dims()[3];

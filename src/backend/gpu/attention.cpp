@@ -74,7 +74,7 @@ bool fits_int(size_t v) { return v <= size_t(INT_MAX); }
 
 StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
                             const GpuStorage& vs, const Layout& v_l, float scale, bool causal,
-                            KvLength kv_len) {
+                            DeviceU32 kv_len) {
   GpuDevice& dev = qs.dev();
   const DType dt = qs.dtype(),
               kvt = decode_pair(dt, ks.dtype()) && ks.dtype() == vs.dtype() ? ks.dtype() : dt;
@@ -105,7 +105,7 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   const void* qp = q.ptr;
   const void* kp = k.ptr;
   const void* vp = v.ptr;
-  const void* lenp = kv_len.storage ? GpuStorage::of(*kv_len.storage).at(kv_len.offset) : nullptr;
+  const void* lenp = kv_len ? GpuStorage::of(*kv_len.storage).at(kv_len.offset) : nullptr;
   size_t q0 = q.s0, q1 = q.s1, q2 = q.s2, k0 = k.s0, k1 = k.s1, k2 = k.s2, v0 = v.s0, v1 = v.s1, v2 = v.s2;
   void* op = out->raw();
   void* pp = part.get();
@@ -195,7 +195,7 @@ StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStor
 
 StoragePtr GpuStorage::attention(const Layout& q_l, const BackendStorage& k_s, const Layout& k_l,
                                  const BackendStorage& v_s, const Layout& v_l, float scale, bool causal,
-                                 KvLength kv_len) const {
+                                 DeviceU32 kv_len) const {
   dispatch_dtype<kFloatDTypes>(dtype_, "attention", []<class T>() {});
   const GpuStorage &ks = of(k_s), &vs = of(v_s);
   const auto& qd = q_l.dims();
@@ -209,7 +209,7 @@ StoragePtr GpuStorage::attention(const Layout& q_l, const BackendStorage& k_s, c
   const bool decode = t <= ap::kMaxDecodeQueries && std::max(d, dv) <= row_max && fits_int(h) &&
                       fits_int(s) && fits_int(d) && fits_int(dv) && b * hkv * g_chunks <= 65535;
   if (decode) return attention_decode(*this, q_l, ks, k_l, vs, v_l, scale, causal, kv_len);
-  if (!kv_len.storage) return attention_gemm(*this, q_l, ks, k_l, vs, v_l, scale, causal);
+  if (!kv_len) return attention_gemm(*this, q_l, ks, k_l, vs, v_l, scale, causal);
   // The GEMM path sizes its work by the key count: read it (this synchronizes).
   uint32_t n = 0;
   kv_len.storage->copy_to_host(&n, kv_len.offset, 1);
@@ -233,7 +233,7 @@ StoragePtr GpuStorage::rope_kv_cache(RopeKind kind, const Layout& q_l, const Bac
   size_t b = qd[0], t = qd[1], h = qd[2], d = qd[3];
   size_t hkv = w.k_l->dims()[2], dv = w.v_l->dims()[3];
   size_t s_k = w.k_cache_l->dims()[2], s_v = w.v_cache_l->dims()[2], pos = w.pos;
-  const void* pos_dev = w.pos_dev ? of(*w.pos_dev).at(w.pos_dev_offset) : nullptr;
+  const void* pos_dev = w.pos_dev ? of(*w.pos_dev.storage).at(w.pos_dev.offset) : nullptr;
   void* err = dev_.index_error_record();
   auto out = gpu_alloc(dev_, b * h * t * d, dtype_);
   const GpuStorage &kc = of(*w.k_cache), &vc = of(*w.v_cache);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <deque>
 #include <unordered_map>
+#include <utility>
 
 #include "backend/gpu/arch_support.h"
 #include "backend/gpu/gpu_storage.h"
@@ -255,9 +256,9 @@ CachingAllocator::Pool* CachingAllocator::open_pool() {
   return open_;
 }
 
-void CachingAllocator::close_pool() {
+CachingAllocator::Pool* CachingAllocator::close_pool() {
   std::lock_guard<std::mutex> lock(mu_);
-  open_ = nullptr;
+  return std::exchange(open_, nullptr);
 }
 
 void CachingAllocator::drop_pool(Pool* pool) {
@@ -339,7 +340,6 @@ void GpuDevice::begin_capture() {
     allocator_.drop_pool(pool);
     WICK_GPU_CHECK(err);
   }
-  capture_pool_ = pool;
   capturing_ = true;
 }
 
@@ -349,9 +349,7 @@ std::unique_ptr<DeviceGraph> GpuDevice::end_capture() {
   gpuGraph_t g = nullptr;
   gpuError_t err = gpuStreamEndCapture(stream_, &g);
   capturing_ = false;
-  CachingAllocator::Pool* pool = capture_pool_;
-  capture_pool_ = nullptr;
-  allocator_.close_pool();
+  CachingAllocator::Pool* pool = allocator_.close_pool();
   gpuGraphExec_t e = nullptr;
   if (err == gpuSuccess) err = gpuGraphInstantiate(&e, g);
   if (err != gpuSuccess) {
@@ -370,9 +368,7 @@ void GpuDevice::abort_capture() {
   if (g) (void)gpuGraphDestroy(g);
   (void)gpuGetLastError();
   capturing_ = false;
-  allocator_.close_pool();
-  allocator_.drop_pool(capture_pool_);
-  capture_pool_ = nullptr;
+  allocator_.drop_pool(allocator_.close_pool());
 }
 
 void GpuDevice::copy_in(void* dst, const void* src, size_t bytes) {
@@ -487,9 +483,10 @@ StoragePtr GpuDevice::rand_normal(size_t n, DType dtype, double mean, double std
 
 DeviceBuffer upload(GpuDevice& dev, const std::vector<size_t>& v) {
   DeviceBuffer b(dev, v.size() * sizeof(size_t), true);
-  if (!v.empty() && dev.capturing()) {
+  if (v.empty()) return b;
+  if (dev.capturing()) {
     dev.copy_in(b.get(), v.data(), v.size() * sizeof(size_t));
-  } else if (!v.empty()) {
+  } else {
     set_device(dev.ordinal());
     // Small pageable copies are staged by the runtime before the call returns.
     WICK_GPU_CHECK(

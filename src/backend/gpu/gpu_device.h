@@ -157,14 +157,15 @@ class CachingAllocator {
   static size_t class_size(size_t index);
   static constexpr size_t kClasses = 4 * (64 - 9);
 
-  // The blocks of a graph's capture. While a pool is open every block allocated
-  // joins it; a released block of a pool stays the pool's (its own later allocations
-  // reuse it while it is open, in stream order, unless the host wrote it: allocate) and returns to the
-  // free lists only when the pool is dropped, so no replay of the graph writes into another tensor's memory.
-  // Blocks still held when the pool is dropped become ordinary ones.
+  // The blocks of a graph's capture. While a pool is open every block allocated joins
+  // it; a released block of a pool stays the pool's (its own later allocations reuse it
+  // while it is open, in stream order, unless the host wrote it: allocate) and returns
+  // to the free lists only when the pool is dropped, so no replay of the graph writes
+  // into another tensor's memory. Blocks still held when the pool is dropped become
+  // ordinary ones.
   struct Pool;
-  Pool* open_pool();  // throws InvalidArgument when one is open already
-  void close_pool();  // the open pool stops taking new blocks
+  Pool* open_pool();   // throws InvalidArgument when one is open already
+  Pool* close_pool();  // the open pool stops taking new blocks; returns it (null: none)
   void drop_pool(Pool* pool);
 
  private:
@@ -268,9 +269,8 @@ class GpuDevice final : public BackendDevice {
   int local_, global_;
   DeviceInfo info_;
   gpuStream_t stream_ = nullptr;
-  gpuStream_t side_stream_ = nullptr;  // copy_in while capturing (created on first use)
-  std::atomic<bool> capturing_{false};
-  CachingAllocator::Pool* capture_pool_ = nullptr;
+  gpuStream_t side_stream_ = nullptr;   // copy_in while capturing (created on first use)
+  std::atomic<bool> capturing_{false};  // the allocator's pool is open meanwhile
   ModuleStore modules_;
   mutable CachingAllocator allocator_;
 };
