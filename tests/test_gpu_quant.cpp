@@ -10,6 +10,7 @@
 // Skips with the reason printed when no GPU is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -181,26 +182,50 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, GpuQmatmul, ::testing::ValuesIn(qmm_cases()),
                                   "_m" + std::to_string(i.param.m);
                          });
 
-// Above 8 rows Auto is the GEMM path on TF32 tensor cores: DequantGemm with TF32 allowed.
-TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheTf32GemmAbove) {
+// f32 -> bf16 -> f64, rounding to nearest even (the test's own rounding).
+double bf16_round(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  float r;
+  std::memcpy(&r, &u, 4);
+  return double(r);
+}
+
+// Above 8 rows Auto is the bf16 GEMM: x and the dequantized weight rounded to bf16,
+// their products summed in f32. The float64 sum of the rounded operands bounds it
+// tightly; the unrounded product is further away than that bound.
+TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheBf16GemmAbove) {
   REQUIRE_GPU();
   const size_t n = 40, k = 256;
-  QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 21), Shape{n, k}), GgmlType::Q4_K)
-                  .to_device(kGpu);
-  for (size_t m : {size_t(1), kQMatVecMaxBatch, kQMatVecMaxBatch + 1}) {
-    Tensor x = Tensor::from_vector(normal_values(m * k, 22), Shape{m, k}, kGpu);
+  const QTensor wc = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 21), Shape{n, k}), GgmlType::Q4_K);
+  const QTensor w = wc.to_device(kGpu);
+  const std::vector<float> wd = wc.dequantize().to_vector<float>();
+  for (size_t m : {size_t(1), kQMatVecMaxBatch, kQMatVecMaxBatch + 1, size_t(64)}) {
+    const std::vector<float> xv = normal_values(m * k, 22);
+    Tensor x = Tensor::from_vector(xv, Shape{m, k}, kGpu);
     const std::vector<float> got = qmatmul(x, w).to_vector<float>();
     // Each path is deterministic: Auto must reproduce the chosen one bit for bit.
     if (m <= kQMatVecMaxBatch) {
       EXPECT_EQ(got, qmatmul(x, w, QMatmulPath::MatVec).to_vector<float>()) << "m=" << m;
       continue;
     }
-    const std::vector<float> full = qmatmul(x, w, QMatmulPath::DequantGemm).to_vector<float>();
-    Options o = options();
-    o.allow_tf32 = true;
-    ScopedOptions scope(o);
-    EXPECT_EQ(got, qmatmul(x, w, QMatmulPath::DequantGemm).to_vector<float>()) << "m=" << m;
-    EXPECT_NE(got, full) << "m=" << m << ": TF32 rounds x, so the results differ from full f32";
+    double worst_rounded = 0, worst_exact = 0;
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        double rounded = 0, exact = 0, scale = 0;
+        for (size_t c = 0; c < k; ++c) {
+          const double xr = bf16_round(xv[i * k + c]), wr = bf16_round(wd[j * k + c]);
+          rounded += xr * wr;
+          exact += double(xv[i * k + c]) * wd[j * k + c];
+          scale += std::fabs(xr * wr);
+        }
+        const double g = got[i * n + j];
+        worst_rounded = std::max(worst_rounded, std::fabs(g - rounded) / scale);
+        worst_exact = std::max(worst_exact, std::fabs(g - exact) / scale);
+      }
+    EXPECT_LE(worst_rounded, 1e-5) << "m=" << m << ": f32 sums of the bf16 operands";
+    EXPECT_GT(worst_exact, 1e-4) << "m=" << m << ": the operands are rounded to bf16";
   }
 }
 

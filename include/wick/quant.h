@@ -108,8 +108,9 @@ class QTensor {
 // DequantGemm dequantizes the weight and multiplies x as it is (the reference path:
 // f32 on the CPU, x's dtype through the GPU's GEMM). Auto takes options().qmatmul_path,
 // and where that is Auto too: on a GPU MatVec for at most kQMatVecMaxBatch rows of x,
-// else DequantGemm with f32 x multiplied on TF32 tensor cores where the weights are
-// quantized (x rounded to 10 mantissa bits: finer than MatVec's 8); on the CPU MatVec
+// else DequantGemm where the weights are quantized, with f32 x and the weight
+// multiplied as bf16 (f32 accumulation; x rounded to 8 mantissa bits per element:
+// finer than MatVec's Q8_1 rounding against a block's largest element); on the CPU MatVec
 // (weights of type F32/F16/BF16 always take DequantGemm on a GPU).
 enum class QMatmulPath : uint8_t { Auto, MatVec, DequantGemm };
 inline constexpr size_t kQMatVecMaxBatch = 8;

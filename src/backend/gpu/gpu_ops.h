@@ -27,10 +27,10 @@ unsigned wave_size(const GpuDevice& dev);
 // k x m with leading dim lda), likewise B. a/b have dtype `dt` (a float dtype); c
 // has dtype `c_dt` (dt, or F32 for f16/bf16 inputs). Accumulation in f32 (f64 for
 // f64). Uses cuBLAS unless the build has none or use_portable_gemm(); f32 uses
-// TF32 tensor cores only when allowed (allow_tf32()) or asked for (tf32).
+// TF32 tensor cores only when allowed (allow_tf32()).
 void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
           const void* a, size_t lda, size_t stride_a, const void* b, size_t ldb, size_t stride_b, void* c,
-          size_t ldc, size_t stride_c, size_t batch, bool tf32 = false);
+          size_t ldc, size_t stride_c, size_t batch);
 
 // Whether f32 GEMMs and convolutions may use TF32 (options().allow_tf32, read at each
 // call; off by default).

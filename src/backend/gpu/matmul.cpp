@@ -89,7 +89,7 @@ int blas_int(size_t v) {
 
 void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
           const void* a, size_t lda, size_t stride_a, const void* b, size_t ldb, size_t stride_b, void* c,
-          size_t ldc, size_t stride_c, size_t batch, bool tf32) {
+          size_t ldc, size_t stride_c, size_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
   set_device(dev.ordinal());
   if (k == 0) {  // C = 0 (C is dense: ldc == n and stride_c == m*n at every call site)
@@ -106,7 +106,7 @@ void gemm(GpuDevice& dev, DType dt, DType c_dt, bool trans_a, bool trans_b, size
     const double one_d = 1.0, zero_d = 0.0;
     const bool f64 = dt == DType::F64;
     const gpublasComputeType_t ct = f64 ? GPUBLAS_COMPUTE_64F
-                                    : dt == DType::F32 && (tf32 || allow_tf32())
+                                    : dt == DType::F32 && allow_tf32()
                                         ? GPUBLAS_COMPUTE_32F_FAST_TF32
                                         : GPUBLAS_COMPUTE_32F;
     for (size_t p0 = 0; p0 < batch; p0 += size_t(INT_MAX)) {

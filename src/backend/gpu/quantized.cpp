@@ -236,16 +236,25 @@ StoragePtr matvec(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t
   return out->to_dtype(Layout(Shape{m * n}), xs.dtype());
 }
 
-// tf32: f32 x is multiplied on TF32 tensor cores.
+// bf16: x (f32 or f64) and the weight are multiplied as bf16 with f32 accumulation,
+// C in f32; otherwise both in x's kernel dtype.
 StoragePtr dequant_gemm(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
-                        const GpuStorage& xs, const Layout& x_l, size_t m, bool tf32) {
+                        const GpuStorage& xs, const Layout& x_l, size_t m, bool bf16) {
   std::shared_ptr<BackendStorage> keep;
-  const void* x = x_data(xs, x_l, keep);
-  const DType gd = kernel_dtype(xs.dtype());
+  const DType cd = kernel_dtype(xs.dtype());
+  const void* x = nullptr;
+  DType gd = cd;
+  if (bf16 && cd == DType::F32) {
+    keep = xs.to_dtype(x_l, DType::BF16);
+    x = GpuStorage::of(*keep).raw();
+    gd = DType::BF16;
+  } else {
+    x = x_data(xs, x_l, keep);
+  }
   auto wd = dequantize_to(dev, t, w, n * k, gd);  // (n, k) row-major = B^T
-  auto c = gpu_alloc(dev, m * n, gd);
-  gemm(dev, gd, gd, false, true, m, n, k, x, k, 0, wd->raw(), k, 0, c->raw(), n, 0, 1, tf32);
-  if (xs.dtype() == gd) return c;
+  auto c = gpu_alloc(dev, m * n, cd);
+  gemm(dev, gd, cd, false, true, m, n, k, x, k, 0, wd->raw(), k, 0, c->raw(), n, 0, 1);
+  if (xs.dtype() == cd) return c;
   return c->to_dtype(Layout(Shape{m * n}), xs.dtype());
 }
 
@@ -268,8 +277,10 @@ StoragePtr GpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_o
   const bool use_matvec = ggml_is_quantized(t) && (path == QMatmulPath::MatVec ||
                                                    (path == QMatmulPath::Auto && m <= kQMatVecMaxBatch));
   if (use_matvec) return matvec(*this, t, wp, n, k, xs, x_l, m);
-  // Auto with quantized weights: TF32 (x rounded to 10 mantissa bits, finer than
-  // MatVec's 8-bit rounding of x); 4x the f32 GEMM's speed (docs/PERFORMANCE.md).
+  // Auto with quantized weights: bf16 operands (x rounded to 8 mantissa bits, each
+  // element on its own scale: finer than MatVec's Q8_1 x, whose 8 bits span a block's
+  // largest element), f32 accumulation; the bf16 GEMM runs at twice TF32's rate and
+  // the dequantized weight is half the f32 bytes (docs/PERFORMANCE.md).
   return dequant_gemm(*this, t, wp, n, k, xs, x_l, m, path == QMatmulPath::Auto && ggml_is_quantized(t));
 }
 
