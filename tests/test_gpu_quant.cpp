@@ -198,7 +198,8 @@ double bf16_round(float f) {
 TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheBf16GemmAbove) {
   REQUIRE_GPU();
   const size_t n = 40, k = 256;
-  const QTensor wc = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 21), Shape{n, k}), GgmlType::Q4_K);
+  const QTensor wc =
+      QTensor::quantize(Tensor::from_vector(normal_values(n * k, 21), Shape{n, k}), GgmlType::Q4_K);
   const QTensor w = wc.to_device(kGpu);
   const std::vector<float> wd = wc.dequantize().to_vector<float>();
   for (size_t m : {size_t(1), kQMatVecMaxBatch, kQMatVecMaxBatch + 1, size_t(64)}) {
@@ -226,6 +227,45 @@ TEST(GpuQmatmulPath, AutoTakesTheMatVecUpTo8RowsAndTheBf16GemmAbove) {
       }
     EXPECT_LE(worst_rounded, 1e-5) << "m=" << m << ": f32 sums of the bf16 operands";
     EXPECT_GT(worst_exact, 1e-4) << "m=" << m << ": the operands are rounded to bf16";
+  }
+}
+
+// The fused mat-vecs of one f32 row (mmvqw's add-norm and SwiGLU rows) for each type
+// with a wide plan: the sum is x + r exactly; the product matches the CPU's (the ops
+// one by one) within MatVec's rounding and the GPU's unfused ops closely. A row that
+// is not 16-byte aligned takes the ops one by one and gives their result exactly.
+TEST(GpuQmatmulFused, WideRowsMatchTheOpsOneByOne) {
+  REQUIRE_GPU();
+  const size_t n = 67, k = 4096;
+  const float eps = 1e-6f;
+  const std::vector<float> xv = normal_values(k, 31), rv = normal_values(k, 32), av = normal_values(k, 33);
+  std::vector<float> sum(k);
+  for (size_t i = 0; i < k; ++i) sum[i] = xv[i] + rv[i];
+  const Tensor x = Tensor::from_vector(xv, Shape{1, k}), r = Tensor::from_vector(rv, Shape{1, k}),
+               a = Tensor::from_vector(av, Shape{k});
+  const Tensor xg = x.to_device(kGpu), rg = r.to_device(kGpu), ag = a.to_device(kGpu);
+  // x one element into a longer row: a contiguous row 4 bytes off a 16-byte boundary
+  const Tensor xu = Tensor::cat({Tensor::zeros(Shape{1, 1}), x}, 1).to_device(kGpu).narrow(1, 1, k);
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    SCOPED_TRACE(ggml_type_name(t));
+    const QTensor w = QTensor::quantize(Tensor::from_vector(normal_values(n * k, 34), Shape{n, k}), t);
+    const QTensor wg = w.to_device(kGpu);
+    auto [s, y] = add_rms_norm_qmatmul(xg, rg, ag, eps, wg);
+    EXPECT_EQ(s.to_vector<float>(), sum);
+    ASSERT_EQ(y.shape(), (Shape{1, n}));
+    const std::vector<float> got = y.to_vector<float>();
+    EXPECT_LE(nmse(got, add_rms_norm_qmatmul(x, r, a, eps, w).second.to_vector<float>()), 5e-4);
+    const Tensor h = nn::add_rms_norm(xg, rg, ag, eps).second;
+    EXPECT_LE(nmse(got, qmatmul(h, wg, QMatmulPath::MatVec).to_vector<float>()), 1e-6);
+    const Tensor hu = nn::add_rms_norm(xu, rg, ag, eps).second;
+    EXPECT_EQ(add_rms_norm_qmatmul(xu, rg, ag, eps, wg).second.to_vector<float>(),
+              qmatmul(hu, wg, QMatmulPath::MatVec).to_vector<float>());
+
+    const std::vector<float> got_s = swiglu_qmatmul(xg, rg, wg).to_vector<float>();
+    EXPECT_LE(nmse(got_s, swiglu_qmatmul(x, r, w).to_vector<float>()), 5e-4);
+    EXPECT_LE(nmse(got_s, qmatmul(nn::swiglu(xg, rg), wg, QMatmulPath::MatVec).to_vector<float>()), 1e-6);
+    EXPECT_EQ(swiglu_qmatmul(xu, rg, wg).to_vector<float>(),
+              qmatmul(nn::swiglu(xu, rg), wg, QMatmulPath::MatVec).to_vector<float>());
   }
 }
 

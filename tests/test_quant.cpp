@@ -12,7 +12,9 @@
 #include "backend/cpu/isa.h"
 #include "backend/cpu/quants.h"
 #include "base/ggml_blocks.h"
+#include "error_test_util.h"
 #include "wick/quant.h"
+#include "wick/tensor.h"
 
 using namespace wick;
 namespace q = wick::quant;
@@ -716,4 +718,80 @@ TEST(QMatmul, BatchDimsAndErrors) {
     EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
     EXPECT_NE(std::string(e.what()).find("rank 2"), std::string::npos);
   }
+}
+
+// add_rms_norm_qmatmul and swiglu_qmatmul against float64 math over the dequantized
+// weight (the bound covers MatVec's 8-bit rounding of the row); the sum is x + r in
+// f32, exactly.
+TEST(QMatmulFused, RowsMatchFloat64) {
+  const size_t n = 5, k = 256;
+  std::mt19937 rng(17);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const auto draw = [&](size_t len, float mean) {
+    std::vector<float> v(len);
+    for (auto& e : v) e = mean + nd(rng);
+    return v;
+  };
+  const std::vector<float> xv = draw(k, 0), rv = draw(k, 0), av = draw(k, 1), wv = draw(n * k, 0);
+  const float eps = 1e-5f;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q8_0}) {
+    SCOPED_TRACE(ggml_type_name(t));
+    const QTensor w = QTensor::quantize(Tensor::from_vector(wv, Shape{n, k}), t);
+    const std::vector<float> wd = w.dequantize().to_vector<float>();
+    const auto product = [&](const std::vector<double>& row) {
+      std::vector<float> y(n);
+      for (size_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (size_t i = 0; i < k; ++i) acc += row[i] * wd[j * k + i];
+        y[j] = float(acc);
+      }
+      return y;
+    };
+    std::vector<float> sum(k);
+    double ms = 0;
+    for (size_t i = 0; i < k; ++i) {
+      sum[i] = xv[i] + rv[i];
+      ms += double(sum[i]) * sum[i] / double(k);
+    }
+    std::vector<double> normed(k), act(k);
+    for (size_t i = 0; i < k; ++i) {
+      normed[i] = sum[i] / std::sqrt(ms + eps) * av[i];
+      act[i] = xv[i] / (1.0 + std::exp(-double(xv[i]))) * rv[i];
+    }
+    const Tensor x = Tensor::from_vector(xv, Shape{1, k}), r = Tensor::from_vector(rv, Shape{1, k});
+    auto [s, y] = add_rms_norm_qmatmul(x, r, Tensor::from_vector(av, Shape{k}), eps, w);
+    EXPECT_EQ(s.to_vector<float>(), sum);
+    ASSERT_EQ(y.shape(), (Shape{1, n}));
+    const std::vector<float> want = product(normed), got = y.to_vector<float>();
+    double num = 0, den = 0;
+    for (size_t j = 0; j < n; ++j) num += (got[j] - want[j]) * (got[j] - want[j]), den += want[j] * want[j];
+    EXPECT_LT(num / den, 5e-4);
+    const std::vector<float> want_s = product(act), got_s = swiglu_qmatmul(x, r, w).to_vector<float>();
+    num = den = 0;
+    for (size_t j = 0; j < n; ++j)
+      num += (got_s[j] - want_s[j]) * (got_s[j] - want_s[j]), den += want_s[j] * want_s[j];
+    EXPECT_LT(num / den, 5e-4);
+  }
+}
+
+// Bad operands get the errors of the op they reach: add_rms_norm / swiglu, then qmatmul.
+TEST(QMatmulFused, Errors) {
+  const QTensor w = QTensor::quantize(Tensor::ones(Shape{4, 64}), GgmlType::Q8_0);
+  const Tensor x = Tensor::ones(Shape{1, 64});
+  test::expect_error(
+      [&] {
+        add_rms_norm_qmatmul(x, Tensor::ones(Shape{1, 32}), Tensor(), 1e-5f, w);
+      },
+      ErrorKind::ShapeMismatch, {"add_rms_norm", "[1,32]"});
+  test::expect_error([&] { add_rms_norm_qmatmul(x, x, Tensor(), -1.0f, w); }, ErrorKind::InvalidArgument,
+                     {"add_rms_norm", "eps"});
+  const Tensor x32 = Tensor::ones(Shape{1, 32});
+  test::expect_error([&] { add_rms_norm_qmatmul(x32, x32, Tensor(), 1e-5f, w); }, ErrorKind::ShapeMismatch,
+                     {"qmatmul", "inner dims differ"});
+  test::expect_error(
+      [&] {
+        swiglu_qmatmul(x, Tensor::ones(Shape{1, 64}, DType::I64), w);
+      },
+      ErrorKind::DTypeMismatch, {"swiglu"});
+  test::expect_error([&] { swiglu_qmatmul(x32, x32, w); }, ErrorKind::ShapeMismatch, {"qmatmul"});
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "wick/tensor.h"
 
@@ -119,5 +120,17 @@ inline constexpr size_t kQMatVecMaxBatch = 8;
 // the CPU MatVec quantizes the rows of x to ggml_vec_dot_type(w.type()) and dots them
 // block by block, threaded over output rows; on a GPU: the QUANTIZED module.
 Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path = QMatmulPath::Auto);
+
+// qmatmul of a row formed on the way in, one launch on a GPU where one row of f32 x
+// meets a weight the batch-1 mat-vec takes (MatVec's result), else the ops one by one
+// (so every shape, dtype and device nn::add_rms_norm / nn::swiglu and qmatmul take):
+//   add_rms_norm_qmatmul: {x + r, qmatmul(rms_norm(x + r) * alpha, w)}, nn::add_rms_norm's
+//       sum and the product of its normed output;
+//   swiglu_qmatmul: qmatmul(nn::swiglu(gate, up), w).
+std::pair<Tensor, Tensor> add_rms_norm_qmatmul(const Tensor& x, const Tensor& r, const Tensor& alpha,
+                                               float eps, const QTensor& w,
+                                               QMatmulPath path = QMatmulPath::Auto);
+Tensor swiglu_qmatmul(const Tensor& gate, const Tensor& up, const QTensor& w,
+                      QMatmulPath path = QMatmulPath::Auto);
 
 }  // namespace wick

@@ -47,6 +47,21 @@ struct DeviceU32 {
   explicit operator bool() const { return storage != nullptr; }
 };
 
+// A row formed on the way into a batch-1 quantized mat-vec (wick/quant.h:
+// add_rms_norm_qmatmul, swiglu_qmatmul): rms_norm(x + r) * alpha (alpha null: 1), or
+// silu(x) * r. x, r and alpha: k contiguous f32 elements at element offsets of their
+// storages.
+struct FusedRow {
+  enum class Kind : uint8_t { AddRmsNorm, Swiglu } kind = Kind::AddRmsNorm;
+  const BackendStorage* x = nullptr;
+  size_t x_off = 0;
+  const BackendStorage* r = nullptr;
+  size_t r_off = 0;
+  const BackendStorage* alpha = nullptr;
+  size_t alpha_off = 0;
+  float eps = 0.f;
+};
+
 // The KV-cache half of rope_kv_cache: k (B, T, Hkv, D) and v (B, T, Hkv, Dv) in q's
 // dtype, inner stride 1; the caches (B, Hkv, S, D) and (B, Hkv, S, Dv), contiguous, each
 // of its own float dtype. Tokens t < T go to cache rows pos + t, or (pos_dev set: GPUs
@@ -262,6 +277,15 @@ class BackendDevice {
   // backend has more than one.
   virtual StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
                              const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) = 0;
+  // The fused row times w (n, k) packed rows of type t at byte_offset, as MatVec
+  // computes it, in one launch: {x + r for AddRmsNorm (else null), (1, n) f32}; {null,
+  // null} where the device has no such kernel for these operands (the front end then
+  // runs the ops one by one).
+  virtual StoragePair qmatvec_fused(const FusedRow& row, GgmlType t, const BackendStorage& w,
+                                    size_t byte_offset, size_t n, size_t k) {
+    (void)row, (void)t, (void)w, (void)byte_offset, (void)n, (void)k;
+    return {};
+  }
 };
 
 inline void BackendDevice::begin_capture() {

@@ -163,9 +163,11 @@ struct Model::Impl {
   Tensor embed(const Rank& rk, size_t rank, const std::vector<int32_t>& ids, size_t begin, size_t n) const;
   Tensor embed_step(const Rank& rk) const;
   std::vector<Tensor> project(const Tensor& x, const std::vector<Proj>& ps) const;
-  Tensor attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos, const Tensor& sin,
-                         bool from_step);
-  Tensor ffn_block(const Rank& rk, const Tensor& h, size_t l) const;
+  std::vector<Tensor> norm_project(Tensor& x, Tensor& part, const Tensor& norm,
+                                   const std::vector<Proj>& ps) const;
+  Tensor attention_block(Rank& rk, std::vector<Tensor> ys, size_t l, size_t n, const Tensor& cos,
+                         const Tensor& sin, bool from_step);
+  Tensor ffn_block(const Rank& rk, std::vector<Tensor> ys, size_t l) const;
   // The ranks' partial results summed (the results themselves without a communicator).
   std::vector<Tensor> all_reduce(std::vector<Tensor> parts) const {
     return comm ? comm->all_reduce_sum(parts) : parts;
@@ -396,6 +398,25 @@ std::vector<Tensor> Model::Impl::project(const Tensor& x, const std::vector<Proj
   return ys;
 }
 
+// The projections `ps` of rms_norm(x + part) * norm, x becoming x + part and part
+// released: one fused launch where `ps` is one projection without a bias
+// (add_rms_norm_qmatmul), else nn::add_rms_norm then project.
+std::vector<Tensor> Model::Impl::norm_project(Tensor& x, Tensor& part, const Tensor& norm,
+                                              const std::vector<Proj>& ps) const {
+  std::vector<Tensor> ys;
+  if (ps.size() == 1 && !ps[0].bias.defined()) {
+    Tensor y;
+    std::tie(x, y) = add_rms_norm_qmatmul(x, part, norm, hp.rms_eps, ps[0].w);
+    ys.push_back(std::move(y));
+  } else {
+    Tensor h;
+    std::tie(x, h) = nn::add_rms_norm(x, part, norm, hp.rms_eps);
+    ys = project(h, ps);
+  }
+  part = Tensor();
+  return ys;
+}
+
 namespace {
 
 // Output columns [col, col + heads * dim) of the projections `ps` (outputs ys, each
@@ -413,18 +434,17 @@ Tensor heads_of(const std::vector<Tensor>& ys, const std::vector<Proj>& ps, size
 
 }  // namespace
 
-// The attention sub-block of layer l for the n tokens at `pos` on rank rk (h: the
-// normed input, (n, E)): q, k and v of the rank's heads from one projection where
-// their types agree, then one fused pass rotates q and k and writes k and v to the
+// The attention sub-block of layer l for the n tokens at `pos` on rank rk (ys: the
+// rank's q, k and v projections of the normed input, rk.qkv[l], one where their types
+// agree), then one fused pass rotates q and k and writes k and v to the
 // rank's cache, attention over the cache, and attn_output (n, E), the rank's partial
 // sum. Temporaries are released as soon as they are used (prefill activations are the
 // runner's work memory).
-Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t n, const Tensor& cos,
+Tensor Model::Impl::attention_block(Rank& rk, std::vector<Tensor> ys, size_t l, size_t n, const Tensor& cos,
                                     const Tensor& sin, bool from_step) {
   const LayerWeights& L = rk.w.layers[l];
   const std::vector<Proj>& qkv = rk.qkv[l];
   const size_t nh = local.n_head, hkv = local.n_head_kv, dk = hp.head_dim_k, dv = hp.head_dim_v;
-  std::vector<Tensor> ys = project(h, qkv);
   Tensor q = heads_of(ys, qkv, 0, nh, dk);                       // (1, T, H, Dk)
   Tensor k = heads_of(ys, qkv, nh * dk, hkv, dk);                // (1, T, Hkv, Dk)
   const Tensor v = heads_of(ys, qkv, (nh + hkv) * dk, hkv, dv);  // (1, T, Hkv, Dv)
@@ -447,17 +467,14 @@ Tensor Model::Impl::attention_block(Rank& rk, const Tensor& h, size_t l, size_t 
   return qmatmul(o, L.wo);
 }
 
-// The feed-forward sub-block on rank rk: ffn_down(swiglu(ffn_gate(h), ffn_up(h))) over
-// the rank's slice of the width (its partial sum), gate and up from one projection
-// where their types agree.
-Tensor Model::Impl::ffn_block(const Rank& rk, const Tensor& h, size_t l) const {
+// The feed-forward sub-block on rank rk: ffn_down(swiglu(gate, up)) over the rank's
+// slice of the width (its partial sum); ys: the gate and up projections of the normed
+// input, rk.gate_up[l] (one where their types agree).
+Tensor Model::Impl::ffn_block(const Rank& rk, std::vector<Tensor> ys, size_t l) const {
   const size_t ff = local.n_ff;
-  std::vector<Tensor> ys = project(h, rk.gate_up[l]);
   const Tensor g = ys.size() == 1 ? ys[0].narrow(1, 0, ff) : ys[0];
   const Tensor u = ys.size() == 1 ? ys[0].narrow(1, ff, ff) : ys[1];
-  Tensor f = nn::swiglu(g, u);
-  ys.clear();
-  return qmatmul(f, rk.w.layers[l].w_down);
+  return swiglu_qmatmul(g, u, rk.w.layers[l].w_down);
 }
 
 // One forward pass of ids[begin, begin + n) at position `pos`; logits of the last
@@ -465,14 +482,14 @@ Tensor Model::Impl::ffn_block(const Rank& rk, const Tensor& h, size_t l) const {
 // whole residual stream x (T, E); each block half's partial outputs are summed over
 // the ranks before they are added to it, and the ranks' vocabulary slices of the
 // logits are gathered. The residual adds are fused with the norm that follows them
-// (add_rms_norm): h is x's normed copy.
+// and, where one projection follows, with its mat-vec (norm_project).
 //
 // from_step (one token, one rank): the token and position come from `step` on the
 // device, and the attention reads the cache's first pos + 1 rows from it too.
 Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t n, bool all_logits,
                           bool from_step) {
   const size_t tp = ranks.size();
-  std::vector<Tensor> cos(tp), sin(tp), x(tp), h(tp), part(tp);
+  std::vector<Tensor> cos(tp), sin(tp), x(tp), part(tp);
   for (size_t r = 0; r < tp; ++r) {
     if (from_step) {
       const Tensor p = step.narrow(0, 1, 1);
@@ -486,30 +503,29 @@ Tensor Model::Impl::batch(const std::vector<int32_t>& ids, size_t begin, size_t 
     }
   }
   if (comm) x = comm->all_reduce_sum(x);
-  for (size_t r = 0; r < tp; ++r) h[r] = nn::rms_norm(x[r], ranks[r].w.layers[0].attn_norm, hp.rms_eps);
   for (size_t l = 0; l < hp.n_layer; ++l) {
+    for (size_t r = 0; r < tp; ++r) {
+      Rank& rk = ranks[r];
+      const LayerWeights& L = rk.w.layers[l];
+      std::vector<Tensor> ys = l == 0 ? project(nn::rms_norm(x[r], L.attn_norm, hp.rms_eps), rk.qkv[l])
+                                      : norm_project(x[r], part[r], L.attn_norm, rk.qkv[l]);
+      part[r] = attention_block(rk, std::move(ys), l, n, cos[r], sin[r], from_step);
+    }
+    part = all_reduce(std::move(part));
     for (size_t r = 0; r < tp; ++r)
-      part[r] = attention_block(ranks[r], h[r], l, n, cos[r], sin[r], from_step);
+      part[r] = ffn_block(ranks[r],
+                          norm_project(x[r], part[r], ranks[r].w.layers[l].ffn_norm, ranks[r].gate_up[l]), l);
     part = all_reduce(std::move(part));
-    for (size_t r = 0; r < tp; ++r) {
-      std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], ranks[r].w.layers[l].ffn_norm, hp.rms_eps);
-      part[r] = Tensor();
-    }
-    for (size_t r = 0; r < tp; ++r) part[r] = ffn_block(ranks[r], h[r], l);
-    part = all_reduce(std::move(part));
-    for (size_t r = 0; r < tp; ++r) {
-      const model::Weights& w = ranks[r].w;
-      const Tensor& next_norm = l + 1 < hp.n_layer ? w.layers[l + 1].attn_norm : w.output_norm;
-      std::tie(x[r], h[r]) = nn::add_rms_norm(x[r], part[r], next_norm, hp.rms_eps);
-      part[r] = Tensor();
-    }
   }
+  // The output norm and head: of the last token only unless every token's logits are asked for.
   for (size_t r = 0; r < tp; ++r) {
     const model::Weights& w = ranks[r].w;
-    x[r] = Tensor();
-    const Tensor y = all_logits ? h[r] : h[r].narrow(0, n - 1, 1);
-    h[r] = Tensor();
-    part[r] = qmatmul(y, w.output.defined() ? w.output : w.token_embd);  // (T, V/tp)
+    const Tensor xs = all_logits ? x[r] : x[r].narrow(0, n - 1, 1);
+    const Tensor ps = all_logits ? part[r] : part[r].narrow(0, n - 1, 1);
+    x[r] = part[r] = Tensor();
+    part[r] = add_rms_norm_qmatmul(xs, ps, w.output_norm, hp.rms_eps,
+                                   w.output.defined() ? w.output : w.token_embd)
+                  .second;  // (T, V/tp)
   }
   return comm ? comm->all_gather(part, 1)[0] : part[0];
 }

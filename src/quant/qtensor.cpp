@@ -4,6 +4,7 @@
 // between devices is a byte copy and a backend receives ordinary storage.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <vector>
 
 #include "backend/backend.h"
@@ -127,6 +128,73 @@ Tensor qmatmul(const Tensor& x, const QTensor& w, QMatmulPath path) {
                      .qmatmul(w.type(), *w.bytes().storage(), w.bytes().layout().start_offset(), n, k,
                               *xc.storage(), xc.layout(), m, path);
   return Tensor(std::move(s), Layout(Shape(out_dims)), x.dtype(), x.device());
+}
+
+namespace {
+
+// Whether the device's fused mat-vec may take these rows: each k contiguous f32
+// elements on the weight's device (alpha: rank 1 or undefined), a quantized weight of
+// rank 2 on the MatVec path, a valid eps.
+bool fusable(const Tensor& x, const Tensor& r, const Tensor& alpha, float eps, const QTensor& w,
+             QMatmulPath path) {
+  if (!x.defined() || !r.defined() || !w.defined() || w.shape().rank() != 2) return false;
+  if (path == QMatmulPath::Auto) path = options().qmatmul_path;
+  if (path == QMatmulPath::DequantGemm || !ggml_is_quantized(w.type())) return false;
+  const size_t k = w.shape()[1];
+  const auto row = [&](const Tensor& t) {
+    return t.dtype() == DType::F32 && t.device() == w.device() && t.is_contiguous() && t.rank() > 0 &&
+           t.dim(-1) == k && t.elem_count() == k;
+  };
+  return k > 0 && w.shape()[0] > 0 && row(x) && row(r) && x.shape() == r.shape() &&
+         (!alpha.defined() || (alpha.rank() == 1 && row(alpha))) && eps >= 0.0f && std::isfinite(eps);
+}
+
+StoragePair fused(FusedRow::Kind kind, const Tensor& x, const Tensor& r, const Tensor& alpha, float eps,
+                  const QTensor& w) {
+  FusedRow row;
+  row.kind = kind;
+  row.x = x.storage().get();
+  row.x_off = x.layout().start_offset();
+  row.r = r.storage().get();
+  row.r_off = r.layout().start_offset();
+  if (alpha.defined()) {
+    row.alpha = alpha.storage().get();
+    row.alpha_off = alpha.layout().start_offset();
+  }
+  row.eps = eps;
+  return backend_device(w.device())
+      .qmatvec_fused(row, w.type(), *w.bytes().storage(), w.bytes().layout().start_offset(), w.shape()[0],
+                     w.shape()[1]);
+}
+
+// x's dims with the last one n.
+Shape out_shape(const Tensor& x, size_t n) {
+  std::vector<size_t> d = x.dims();
+  d.back() = n;
+  return Shape(d);
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> add_rms_norm_qmatmul(const Tensor& x, const Tensor& r, const Tensor& alpha,
+                                               float eps, const QTensor& w, QMatmulPath path) {
+  if (fusable(x, r, alpha, eps, w, path)) {
+    auto [sum, y] = fused(FusedRow::Kind::AddRmsNorm, x, r, alpha, eps, w);
+    if (y) {
+      return {Tensor(std::move(sum), Layout(x.shape()), DType::F32, x.device()),
+              Tensor(std::move(y), Layout(out_shape(x, w.shape()[0])), DType::F32, x.device())};
+    }
+  }
+  auto [sum, h] = nn::add_rms_norm(x, r, alpha, eps);
+  return {sum, qmatmul(h, w, path)};
+}
+
+Tensor swiglu_qmatmul(const Tensor& gate, const Tensor& up, const QTensor& w, QMatmulPath path) {
+  if (fusable(gate, up, Tensor(), 0.0f, w, path)) {
+    auto y = fused(FusedRow::Kind::Swiglu, gate, up, Tensor(), 0.0f, w).second;
+    if (y) return Tensor(std::move(y), Layout(out_shape(gate, w.shape()[0])), DType::F32, gate.device());
+  }
+  return qmatmul(nn::swiglu(gate, up), w, path);
 }
 
 }  // namespace wick

@@ -253,6 +253,8 @@ class GpuDevice final : public BackendDevice {
                         DType out) override;
   StoragePtr qmatmul(GgmlType t, const BackendStorage& w, size_t byte_offset, size_t n, size_t k,
                      const BackendStorage& x, const Layout& x_l, size_t m, QMatmulPath path) override;
+  StoragePair qmatvec_fused(const FusedRow& row, GgmlType t, const BackendStorage& w, size_t byte_offset,
+                            size_t n, size_t k) override;
 
  private:
   std::mutex lazy_mu_;                // guards the lazily created members below

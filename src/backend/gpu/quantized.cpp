@@ -141,6 +141,14 @@ bool plan_wide(const GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, siz
   return p.threads > 0;
 }
 
+// Launches an mmvqw kernel by the plan: dependent on sm_90 and later (its code waits
+// for the previous kernel, griddepcontrol.wait, before it reads x or writes out), so
+// that its first weight tiles stream while the previous kernel ends. Sound because a
+// QTensor's bytes are written only by copies, never by a kernel.
+void launch_wide(GpuDevice& dev, const Kernel& kernel, const qplan::WideLaunch& p, void** args) {
+  dev.launch(kernel, dim3(p.blocks), dim3(p.threads), args, p.shmem, arch_major(dev) >= 9);
+}
+
 std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_t* w, size_t n, size_t k,
                                         const void* x, DType xd, size_t k_pad, const qplan::WideLaunch& p) {
   static const auto kernels = [] {
@@ -157,12 +165,7 @@ std::shared_ptr<GpuStorage> matvec_wide(GpuDevice& dev, GgmlType t, const uint8_
   float* o = static_cast<float*>(out->raw());
   void* args[] = {&ni, &ki, &kpi, const_cast<uint8_t**>(&w), const_cast<void**>(&x), &o};
   const size_t d = xd == DType::F32 ? 0 : xd == DType::F16 ? 1 : 2;
-  // A dependent launch on sm_90 and later (whose code waits for the previous kernel,
-  // griddepcontrol.wait, before it reads x or writes out): its first weight tiles stream
-  // while the previous kernel ends. Sound because a QTensor's bytes are written only by
-  // copies, never by a kernel.
-  const bool dependent = arch_major(dev) >= 9;
-  dev.launch(kernels[size_t(t)][d], dim3(p.blocks), dim3(p.threads), args, p.shmem, dependent);
+  launch_wide(dev, kernels[size_t(t)][d], p, args);
   return out;
 }
 
@@ -282,6 +285,45 @@ StoragePtr GpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_o
   // largest element), f32 accumulation; the bf16 GEMM runs at twice TF32's rate and
   // the dequantized weight is half the f32 bytes (docs/PERFORMANCE.md).
   return dequant_gemm(*this, t, wp, n, k, xs, x_l, m, path == QMatmulPath::Auto && ggml_is_quantized(t));
+}
+
+StoragePair GpuDevice::qmatvec_fused(const FusedRow& row, GgmlType t, const BackendStorage& w,
+                                     size_t byte_offset, size_t n, size_t k) {
+  const uint8_t* wp = static_cast<const uint8_t*>(GpuStorage::of(w).at(byte_offset));
+  const size_t k_pad = (k + kRowPadding - 1) / kRowPadding * kRowPadding;
+  qplan::WideLaunch wide;
+  if (n == 0 || !plan_wide(*this, t, wp, n, k, k_pad, wide)) return {};
+  const auto f32_at = [](const BackendStorage* s, size_t off) {
+    return s ? static_cast<const float*>(GpuStorage::of(*s).at(off)) : nullptr;
+  };
+  const float *x = f32_at(row.x, row.x_off), *r = f32_at(row.r, row.r_off),
+              *a = f32_at(row.alpha, row.alpha_off);
+  // The fused rows read 16-byte words (k is a multiple of the plan's 1024 columns).
+  for (const float* p : {x, r, a})
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return {};
+  static const auto kernels = [] {
+    std::array<std::array<Kernel, 2>, 32> nm;
+    for (GgmlType g : kAllGgmlTypes)
+      if (qplan::wide_shape(int(g)).round_cols > 0)
+        for (size_t i = 0; i < 2; ++i)
+          nm[size_t(g)][i] = Kernel(Module::QuantizedMmvqw, fmt::format("mmvqw_{}_{}", ggml_type_name(g),
+                                                                        i == 0 ? "addnorm" : "swiglu"));
+    return nm;
+  }();
+  auto out = gpu_alloc(*this, n, DType::F32);
+  int ni = int(n), ki = int(k), kpi = int(k_pad);
+  float* o = static_cast<float*>(out->raw());
+  if (row.kind == FusedRow::Kind::Swiglu) {
+    void* args[] = {&ni, &ki, &kpi, const_cast<uint8_t**>(&wp), &x, &r, &o};
+    launch_wide(*this, kernels[size_t(t)][1], wide, args);
+    return {nullptr, out};
+  }
+  auto sum = gpu_alloc(*this, k, DType::F32);
+  float* sp = static_cast<float*>(sum->raw());
+  float eps = row.eps;
+  void* args[] = {&ni, &ki, &kpi, const_cast<uint8_t**>(&wp), &x, &r, &a, &eps, &sp, &o};
+  launch_wide(*this, kernels[size_t(t)][0], wide, args);
+  return {sum, out};
 }
 
 }  // namespace wick::gpu

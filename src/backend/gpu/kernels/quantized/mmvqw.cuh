@@ -1,6 +1,7 @@
 // QUANTIZED: the wide mat-vec, batch 1 in one launch, for Q4_0, Q8_0, Q4_K, Q6_K.
-//   mmvqw<Q, J, T>(n, k, k_pad, w, x, out): one row of x (T: f32/f16/bf16), where k
-//       is a multiple of the round width and rows are whole 16-byte words.
+//   mmvqw<Q, J, X>(n, k, k_pad, w, x, out): one row (X: a row source of q8_1.cuh: x
+//       of f32/f16/bf16, or a fused f32 input), where k is a multiple of the round
+//       width and rows are whole 16-byte words.
 // Each block quantizes x into its shared memory (quantize_row_shared). Teams of
 // kTeam (32) lanes (a warp on NVIDIA, half a wave on CDNA: sizes and strides are
 // compile-time constants) take rows g, g + G, ... (G teams in all) and stream them
@@ -223,9 +224,8 @@ constexpr int kSlotFloats = int(qplan::kTeamSlotBytes / sizeof(float)), kRowFloa
 static_assert(qplan::kTeamRows * 4 == kTeam, "mmvqw: one row a 4-lane group");
 static_assert(sizeof(float2) == qplan::kWideDsBytes, "mmvqw: (d, s) pairs of floats");
 
-template <int Q, int J, class T>
-__device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, const T* __restrict__ x,
-                      float* __restrict__ out) {
+template <int Q, int J, class X>
+__device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, X x, float* __restrict__ out) {
   using C = Wide<Q>;
   constexpr int kRC = C::kRoundCols, kRB = C::kRoundBytes, kT = C::kT, kS = C::kS, kTW = C::kTileWords;
   extern __shared__ uint4 smem_w[];
@@ -302,6 +302,9 @@ __device__ void mmvqw(int n, int k, int k_pad, const uint8_t* __restrict__ w, co
   wick_grid_launch_dependents();
   wick_grid_wait_previous();
 #endif
+  // Team 0's row slots: the scratch of x's prepare (read before the barrier after
+  // the quantization; the slots are written after it).
+  x.prepare(k, reinterpret_cast<float*>(stages0 + size_t(teams) * kS * kTW));
   quantize_row_shared<C::kSwz, J, C::kSumScale>(k, k_pad, x, sq, sd, [&] {
 #pragma unroll
     for (int j = kP; j < kS - 1; ++j) issue(j, j);

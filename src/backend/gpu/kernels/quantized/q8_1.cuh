@@ -9,6 +9,7 @@
 #pragma once
 
 #include "../wave.cuh"
+#include "backend/common/functors.h"
 #include "blocks.cuh"
 
 namespace wk::q {
@@ -111,7 +112,98 @@ __device__ __forceinline__ void load4(const T* __restrict__ x, int c, bool vec, 
   }
 }
 
-// One row x (k elements; zeros up to k_pad) quantized into shared memory for mmvqw
+// The row mmvqw multiplies, 8 columns at a time (zeros past k), from one of three
+// sources (qplan::Fuse): x as it is (RowX, any kernel dtype); rms_norm(x + r) * alpha
+// with x + r written out by block 0 (RowAddNorm, f32: nn::add_rms_norm's formula, its
+// scale computed by prepare()); silu(x) * r (RowSwiglu, f32: nn::swiglu's SiluMul).
+// prepare(k, scratch) runs once, after the previous kernel was waited for, by every
+// thread (scratch: a float a wave of shared memory, free until the block's next barrier).
+template <class T>
+struct RowX {
+  const T* __restrict__ x;
+  bool vec = false;
+  __device__ __forceinline__ void prepare(int, float*) { vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0; }
+  __device__ __forceinline__ void load8(int c0, int k, float (&f)[8]) const {
+    if (c0 + 8 <= k) {
+      load4(x, c0, vec, *reinterpret_cast<float(*)[4]>(f));
+      load4(x, c0 + 4, vec, *reinterpret_cast<float(*)[4]>(f + 4));
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) f[i] = c0 + i < k ? load_f(x + c0 + i) : 0.f;
+    }
+  }
+};
+
+// The fused sources read f32 rows 16-byte aligned with k a multiple of 8 (the host
+// checks; the wide plans' rounds are multiples of 1024 columns).
+__device__ __forceinline__ void load8_f32(const float* __restrict__ p, int c0, float (&f)[8]) {
+  const float4 a = *reinterpret_cast<const float4*>(p + c0), b = *reinterpret_cast<const float4*>(p + c0 + 4);
+  f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w, f[4] = b.x, f[5] = b.y, f[6] = b.z, f[7] = b.w;
+}
+
+struct RowAddNorm {
+  const float* __restrict__ x;
+  const float* __restrict__ r;
+  const float* __restrict__ alpha;  // null: 1
+  float eps;
+  float* __restrict__ sum;
+  float scale = 0.f;
+  // scale = 1 / sqrt(mean((x + r)^2) + eps) (the waves' sums added in order); block 0
+  // writes x + r.
+  __device__ __forceinline__ void prepare(int k, float* scratch) {
+    float ss = 0.f;
+    for (int c = 4 * int(threadIdx.x); c < k; c += 4 * int(blockDim.x)) {
+      const float4 a = *reinterpret_cast<const float4*>(x + c), b = *reinterpret_cast<const float4*>(r + c);
+      const float4 v = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+      ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+      if (blockIdx.x == 0) *reinterpret_cast<float4*>(sum + c) = v;
+    }
+    ss = group_allreduce(ss, warpSize, [](float a, float b) { return a + b; });
+    if (int(threadIdx.x) % warpSize == 0) scratch[int(threadIdx.x) / warpSize] = ss;
+    __syncthreads();
+    float t = 0.f;
+    for (int i = 0; i < int(blockDim.x) / warpSize; ++i) t += scratch[i];
+    scale = 1.f / sqrtf(t / float(k) + eps);
+  }
+  __device__ __forceinline__ void load8(int c0, int k, float (&f)[8]) const {
+    if (c0 >= k) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) f[i] = 0.f;
+      return;
+    }
+    float a[8], b[8], g[8];
+    load8_f32(x, c0, a);
+    load8_f32(r, c0, b);
+    if (alpha) {
+      load8_f32(alpha, c0, g);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) g[i] = 1.f;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) f[i] = (a[i] + b[i]) * scale * g[i];
+  }
+};
+
+struct RowSwiglu {
+  const float* __restrict__ x;
+  const float* __restrict__ r;
+  __device__ __forceinline__ void prepare(int, float*) {}
+  __device__ __forceinline__ void load8(int c0, int k, float (&f)[8]) const {
+    if (c0 >= k) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) f[i] = 0.f;
+      return;
+    }
+    float a[8], b[8];
+    load8_f32(x, c0, a);
+    load8_f32(r, c0, b);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) f[i] = ::wick::fn::SiluMul{}(a[i], b[i]);
+  }
+};
+
+// One row x (a source above: k elements; zeros up to k_pad) quantized into shared memory for mmvqw
 // (sq: k_pad bytes in column order but for the swizzle, sd: k_pad / 32 float pairs):
 // the reference's values (amax of the group, d = amax / 127, q = round(v / d), the
 // sum of q), 4 threads per 32-column group, 8 columns each. Every thread of the
@@ -126,11 +218,9 @@ __device__ __forceinline__ void load4(const T* __restrict__ x, int c, bool vec, 
 // per block in the readers; S = -8 gives Q4_0 its offset term).
 // `issued()` runs once, after the thread's first loads of x are issued and before
 // any arithmetic (mmvqw issues weight tiles there, behind x's loads).
-template <int Swz, int J, int S, class T, class F>
-__device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, int8_t* sq, float2* sd,
-                                    F&& issued) {
+template <int Swz, int J, int S, class X, class F>
+__device__ void quantize_row_shared(int k, int k_pad, const X& x, int8_t* sq, float2* sd, F&& issued) {
   bool called = false;
-  const bool vec = (reinterpret_cast<uintptr_t>(x) & 15u) == 0;
   const int quads = k_pad / 8, bd = int(blockDim.x);
   // k_pad / 8 is a multiple of 64 (kRowPadding): whole waves take each quad, so the 4-lane groups
   // below shuffle with every lane present. J quads a thread at a time, their loads
@@ -138,16 +228,7 @@ __device__ void quantize_row_shared(int k, int k_pad, const T* __restrict__ x, i
   for (int t0 = int(threadIdx.x); t0 < quads; t0 += J * bd) {
     float f[J][8];
 #pragma unroll
-    for (int j = 0; j < J; ++j) {
-      const int c0 = 8 * (t0 + j * bd);
-      if (c0 + 8 <= k) {
-        load4(x, c0, vec, *reinterpret_cast<float(*)[4]>(f[j]));
-        load4(x, c0 + 4, vec, *reinterpret_cast<float(*)[4]>(f[j] + 4));
-      } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) f[j][i] = c0 + i < k ? load_f(x + c0 + i) : 0.f;
-      }
-    }
+    for (int j = 0; j < J; ++j) x.load8(8 * (t0 + j * bd), k, f[j]);
     if (!called) {
       issued();
       called = true;
