@@ -2,6 +2,8 @@
 // a wick.GgmlType or by name ("q4_K", "Q8_0", "f16").
 #include "wick/quant.h"
 
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -97,6 +99,25 @@ void bind_quant(nb::module_& m) {
       },
       "x"_a, "w"_a, "path"_a = "auto",
       "x (..., k) times w (n, k) quantized -> (..., n) in x's dtype; path: auto, matvec, dequant_gemm.");
+  m.def(
+      "add_rms_norm_qmatmul",
+      [](const Tensor& x, const Tensor& r, const std::optional<Tensor>& alpha, float eps, const QTensor& w,
+         nb::handle path) {
+        QMatmulPath p = to_path(path);
+        nb::gil_scoped_release unlocked;
+        return add_rms_norm_qmatmul(x, r, alpha.value_or(Tensor()), eps, w, p);
+      },
+      "x"_a, "r"_a, "alpha"_a.none(), "eps"_a, "w"_a, "path"_a = "auto",
+      "(x + r, qmatmul(rms_norm(x + r) * alpha, w)); one launch on a GPU for one f32 row.");
+  m.def(
+      "swiglu_qmatmul",
+      [](const Tensor& gate, const Tensor& up, const QTensor& w, nb::handle path) {
+        QMatmulPath p = to_path(path);
+        nb::gil_scoped_release unlocked;
+        return swiglu_qmatmul(gate, up, w, p);
+      },
+      "gate"_a, "up"_a, "w"_a, "path"_a = "auto",
+      "qmatmul(silu(gate) * up, w); one launch on a GPU for one f32 row.");
 }
 
 }  // namespace wick::py

@@ -95,3 +95,24 @@ def test_qtensor_bytes_and_devices(rng, device):
     assert q.bytes.dtype == wick.u8 and q.bytes.shape == (q.nbytes,)
     assert to_np(q.to_device("cpu").dequantize()).shape == (2, 64)
     assert "q8_0" in repr(q)
+
+
+@pytest.mark.parametrize("type_", ["q4_0", "q8_0", "q4_K", "q6_K"])
+def test_fused_rows_times_a_quantized_weight(type_, rng, device):
+    # (x + r, the product of rms_norm(x + r) * alpha) and silu(x) * r times w, against
+    # float64 math over the dequantized weight; MatVec rounds the row to 8 bits per block.
+    k, eps = 1024, 1e-5
+    x, xt = make(rng, (1, k), "f32", -2, 2, device)
+    r, rt = make(rng, (1, k), "f32", -2, 2, device)
+    a, at = make(rng, (k,), "f32", 0.5, 1.5, device)
+    _, wt = make(rng, (40, k), "f32", -1, 1, device)
+    wq = wick.QTensor.quantize(wt, type_)
+    wd = to_np(wq.dequantize()).astype(np.float64)
+    s = (x + r).astype(np.float32)
+    normed = s / np.sqrt((s.astype(np.float64) ** 2).mean() + eps) * a
+    got_sum, got = wick.add_rms_norm_qmatmul(xt, rt, at, eps, wq)
+    np.testing.assert_array_equal(to_np(got_sum), s)
+    for y, want in [(got, normed @ wd.T), (wick.swiglu_qmatmul(xt, rt, wq), (x / (1 + np.exp(-x)) * r) @ wd.T)]:
+        y = to_np(y).astype(np.float64)
+        nmse = ((y - want) ** 2).sum() / (want**2).sum()
+        assert nmse < 1e-3, f"{type_}: NMSE {nmse}"
