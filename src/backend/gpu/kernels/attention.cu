@@ -35,6 +35,15 @@ __device__ __forceinline__ Vec<K, kChunk<K>> load_chunk(const K* row, int c0, in
   return w;
 }
 
+// Bytes bytes (a multiple of 16) from 16-byte aligned shared memory into registers.
+template <size_t Bytes, class T>
+__device__ __forceinline__ void copy16(T* dst, const T* src) {
+  static_assert(Bytes % 16 == 0, "copy16: whole 16-byte words");
+#pragma unroll
+  for (size_t i = 0; i < Bytes / 16; ++i)
+    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+}
+
 template <class C>
 struct AddC {
   __device__ __forceinline__ C operator()(C a, C b) const { return a + b; }
@@ -71,14 +80,6 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
                             compute_t<Q>* part, IndexErrorRecord* err) {
   using C = compute_t<Q>;
   constexpr int E = kChunk<K>, G = ap::kGroup, V = int(16 / sizeof(K));
-  if (kv_len) {
-    const uint32_t len = *kv_len;
-    if (len < uint32_t(t_count) || len > uint32_t(s)) {
-      if (threadIdx.x == 0)
-        ::wick::gpu::report_index_error(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
-    }
-    s = int(min(max(len, uint32_t(t_count)), uint32_t(s)));
-  }
   extern __shared__ uint4 attn_smem[];
   const int W = warpSize;
   const int g_total = h / hkv, g_chunks = (g_total + G - 1) / G;
@@ -89,20 +90,37 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
   const int g0 = gc * G, gn = min(G, g_total - g0);
   const int lane = int(threadIdx.x) % W, wv = int(threadIdx.x) / W, n_waves = int(blockDim.x) / W;
   const int c0 = lane * E;
+
+  // Shared memory: the group's query rows, scaled (G x d), then each wave's
+  // probabilities (W keys x G); after the loop, the waves' states (see below). The
+  // query rows' loads (kQ a thread in flight) go out before the key count is read.
+  C* qs = reinterpret_cast<C*>(attn_smem);
+  C* ps = qs + G * d + wv * W * G;
+  constexpr int kQ = 4;
+  for (int i0 = int(threadIdx.x); i0 < G * d; i0 += kQ * int(blockDim.x)) {
+    C qv[kQ];
+#pragma unroll
+    for (int u = 0; u < kQ; ++u) {
+      const int i = i0 + u * int(blockDim.x), g = i / d, c = i % d;
+      const Q* row =
+          q + size_t(bi) * q_sb + size_t(kvh * g_total + g0 + min(g, gn - 1)) * q_sh + size_t(ti) * q_st;
+      qv[u] = i < G * d && g < gn ? to_c(row[c]) * C(scale) : C(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kQ; ++u)
+      if (i0 + u * int(blockDim.x) < G * d) qs[i0 + u * int(blockDim.x)] = qv[u];
+  }
+  if (kv_len) {
+    const uint32_t len = *kv_len;
+    if (len < uint32_t(t_count) || len > uint32_t(s)) {
+      if (threadIdx.x == 0)
+        ::wick::gpu::report_index_error(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
+    }
+    s = int(min(max(len, uint32_t(t_count)), uint32_t(s)));
+  }
   const int visible = causal ? s - t_count + ti + 1 : s;
   const int j_begin = split * keys_per_split;
   const int j_end = min(visible, j_begin + keys_per_split);
-
-  // Shared memory: the group's query rows, scaled (G x d), then each wave's
-  // probabilities (W keys x G); after the loop, the waves' states (see below).
-  C* qs = reinterpret_cast<C*>(attn_smem);
-  C* ps = qs + G * d + wv * W * G;
-  for (int i = int(threadIdx.x); i < G * d; i += int(blockDim.x)) {
-    const int g = i / d, c = i % d;
-    const Q* row =
-        q + size_t(bi) * q_sb + size_t(kvh * g_total + g0 + min(g, gn - 1)) * q_sh + size_t(ti) * q_st;
-    qs[i] = g < gn ? to_c(row[c]) * C(scale) : C(0);
-  }
   __syncthreads();
   const K* kb = k + size_t(bi) * k_sb + size_t(kvh) * k_sh;
   const K* vb = v + size_t(bi) * v_sb + size_t(kvh) * v_sh;
@@ -130,10 +148,11 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
         for (int c = 0; c < d; c += V) {
           const Vec<K, V> w = *reinterpret_cast<const Vec<K, V>*>(kr + c);
 #pragma unroll
-          for (int e = 0; e < V; ++e) {
-            const C x = to_c(w.v[e]);
+          for (int g = 0; g < G; ++g) {
+            alignas(16) C qg[V];  // 16-byte shared loads: (g d + c) C's start a 16-byte word (d % V == 0)
+            copy16<V * sizeof(C)>(qg, qs + g * d + c);
 #pragma unroll
-            for (int g = 0; g < G; ++g) sc[g] += qs[g * d + c + e] * x;
+            for (int e = 0; e < V; ++e) sc[g] += qg[e] * to_c(w.v[e]);
           }
         }
       } else {
@@ -162,11 +181,12 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
 #pragma unroll 4
       for (int u = 0; u < nk; ++u) {
         const Vec<K, E> w = load_chunk(vb + size_t(j0 + u) * v_ss, c0, dv, vec_v);
+        alignas(16) C p[G];  // the G probabilities of key u: 16-byte shared loads
+        copy16<G * sizeof(C)>(p, ps + u * G);
 #pragma unroll
         for (int g = 0; g < G; ++g) {
-          const C p = ps[u * G + g];
 #pragma unroll
-          for (int e = 0; e < E; ++e) acc[g][e] += p * to_c(w.v[e]);
+          for (int e = 0; e < E; ++e) acc[g][e] += p[g] * to_c(w.v[e]);
         }
       }
     }
@@ -343,15 +363,15 @@ __device__ void rope_kv(int what, int kind, size_t b, size_t t, size_t h, size_t
 
 }  // namespace wk
 
-#define ATTN_DECODE(Q, QS, K, KS)                                                                           \
-  extern "C" __global__ void __launch_bounds__(wk::ap::kThreads, wk::ap::kMinBlocks)                        \
-      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, const uint32_t* kv_len, int d, int dv,          \
-                              const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,   \
-                              size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss,  \
-                              float scale, int causal, int keys_per_split, int n_splits, Q* out,            \
-                              wk::compute_t<Q>* part, wk::IndexErrorRecord* err) {                          \
-    wk::attn_decode<Q, K>(h, t, hkv, s, kv_len, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb,   \
-                          v_sh, v_ss, scale, causal, keys_per_split, n_splits, out, part, err);             \
+#define ATTN_DECODE(Q, QS, K, KS)                                                                          \
+  extern "C" __global__ void __launch_bounds__(wk::ap::kThreads, wk::ap::kMinBlocks)                       \
+      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, const uint32_t* kv_len, int d, int dv,         \
+                              const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,  \
+                              size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss, \
+                              float scale, int causal, int keys_per_split, int n_splits, Q* out,           \
+                              wk::compute_t<Q>* part, wk::IndexErrorRecord* err) {                         \
+    wk::attn_decode<Q, K>(h, t, hkv, s, kv_len, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb,  \
+                          v_sh, v_ss, scale, causal, keys_per_split, n_splits, out, part, err);            \
   }
 ATTN_DECODE(float, f32, float, f32)
 ATTN_DECODE(float, f32, wk::f16s, f16)
@@ -377,15 +397,14 @@ ATTN_SOFTMAX(float, f32, wk::f16s, f16)
 ATTN_SOFTMAX(float, f32, wk::bf16s, bf16)
 ATTN_SOFTMAX(double, f64, double, f64)
 
-#define ROPE_KV(T, TS, CT, CS)                                                                             \
-  WICK_KERNEL rope_kv_##TS##_##CS(int what, int kind, size_t b, size_t t, size_t h, size_t hkv, size_t d,  \
-                                  size_t dv, size_t pos, const uint32_t* pos_dev, size_t s_k, size_t s_v,  \
-                                  const T* q, size_t q_sb, size_t q_st, size_t q_sh, const T* k,           \
-                                  size_t k_sb, size_t k_st, size_t k_sh, const T* v, size_t v_sb,          \
-                                  size_t v_st, size_t v_sh, const T* cos, const T* sin, T* q_out,          \
-                                  CT* k_cache, CT* v_cache, wk::IndexErrorRecord* err) {                   \
-    wk::rope_kv<T, CT>(what, kind, b, t, h, hkv, d, dv, pos, pos_dev, s_k, s_v, q, q_sb, q_st, q_sh, k,    \
-                       k_sb, k_st, k_sh, v, v_sb, v_st, v_sh, cos, sin, q_out, k_cache, v_cache, err);     \
+#define ROPE_KV(T, TS, CT, CS)                                                                              \
+  WICK_KERNEL rope_kv_##TS##_##CS(                                                                          \
+      int what, int kind, size_t b, size_t t, size_t h, size_t hkv, size_t d, size_t dv, size_t pos,        \
+      const uint32_t* pos_dev, size_t s_k, size_t s_v, const T* q, size_t q_sb, size_t q_st, size_t q_sh,   \
+      const T* k, size_t k_sb, size_t k_st, size_t k_sh, const T* v, size_t v_sb, size_t v_st, size_t v_sh, \
+      const T* cos, const T* sin, T* q_out, CT* k_cache, CT* v_cache, wk::IndexErrorRecord* err) {          \
+    wk::rope_kv<T, CT>(what, kind, b, t, h, hkv, d, dv, pos, pos_dev, s_k, s_v, q, q_sb, q_st, q_sh, k,     \
+                       k_sb, k_st, k_sh, v, v_sb, v_st, v_sh, cos, sin, q_out, k_cache, v_cache, err);      \
   }
 #define ROPE_KV_ROW(T, TS, ...) \
   ROPE_KV(T, TS, wk::f16s, f16) \
