@@ -399,15 +399,20 @@ std::vector<Tensor> Model::Impl::project(const Tensor& x, const std::vector<Proj
 }
 
 // The projections `ps` of rms_norm(x + part) * norm, x becoming x + part and part
-// released: one fused launch where `ps` is one projection without a bias
-// (add_rms_norm_qmatmul), else nn::add_rms_norm then project.
+// released. One projection, or one row: each projection forms the normed row itself
+// (add_rms_norm_qmatmul: one launch each where the device fuses them); more rows:
+// nn::add_rms_norm once, then project.
 std::vector<Tensor> Model::Impl::norm_project(Tensor& x, Tensor& part, const Tensor& norm,
                                               const std::vector<Proj>& ps) const {
   std::vector<Tensor> ys;
-  if (ps.size() == 1 && !ps[0].bias.defined()) {
-    Tensor y;
-    std::tie(x, y) = add_rms_norm_qmatmul(x, part, norm, hp.rms_eps, ps[0].w);
-    ys.push_back(std::move(y));
+  if (ps.size() == 1 || x.dim(0) == 1) {
+    Tensor sum;
+    for (const Proj& p : ps) {
+      auto [s, y] = add_rms_norm_qmatmul(x, part, norm, hp.rms_eps, p.w);
+      if (!sum.defined()) sum = std::move(s);
+      ys.push_back(p.bias.defined() ? y.add(p.bias) : y);
+    }
+    x = std::move(sum);
   } else {
     Tensor h;
     std::tie(x, h) = nn::add_rms_norm(x, part, norm, hp.rms_eps);
