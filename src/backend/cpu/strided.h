@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -49,6 +50,37 @@ void parallel_for(size_t n, size_t grain, F&& f) {
         size_t per = (c.n + size_t(nt) - 1) / size_t(nt);
         size_t b = per * size_t(t), e = b + per < c.n ? b + per : c.n;
         if (b < e) (*c.f)(b, e);
+      },
+      &ctx);
+}
+
+// Runs f(begin, end) over [0, n) in chunks of `chunk` that the pool's threads take in
+// turn from a shared counter, so that a thread the system slows leaves its share to
+// the others (the quantized mat-vec: docs/PERFORMANCE.md).
+template <class F>
+void parallel_chunks(size_t n, size_t chunk, F&& f) {
+  if (n == 0) return;
+  if (chunk == 0) chunk = 1;
+  const size_t chunks = (n + chunk - 1) / chunk;
+  const int max_t = cpu::max_threads();
+  const int nt = int(chunks < size_t(max_t) ? chunks : size_t(max_t));
+  if (nt <= 1) {
+    f(size_t(0), n);
+    return;
+  }
+  struct Ctx {
+    std::remove_reference_t<F>* f;
+    size_t n, chunk, chunks;
+    std::atomic<size_t> next{0};
+  } ctx{&f, n, chunk, chunks};
+  run_parallel(
+      nt,
+      [](void* p, int, int) {
+        Ctx& c = *static_cast<Ctx*>(p);
+        for (size_t i; (i = c.next.fetch_add(1, std::memory_order_relaxed)) < c.chunks;) {
+          const size_t b = i * c.chunk;
+          (*c.f)(b, b + c.chunk < c.n ? b + c.chunk : c.n);
+        }
       },
       &ctx);
 }
