@@ -5,7 +5,9 @@
 //                whole 16-byte words and k a multiple of mmvqw's round (1024
 //                columns; 2048 for Q4_K and Q6_K) takes mmvqw: one launch, x
 //                quantized in each block's shared memory, teams of 32 lanes
-//                streaming their rows through shared memory (docs/PERFORMANCE.md).
+//                streaming their rows through shared memory (docs/PERFORMANCE.md);
+//                qmatvec_fused is the same launch with the row formed in each block
+//                (rms_norm(x + r) * alpha, or silu(x) * r).
 //                Otherwise x rows -> Q8_1 rows padded to a multiple of 512 elements
 //                (ggml's MATRIX_ROW_PADDING, zeros quantized), then one int8 mat-vec
 //                launch per 8 rows of x (kernels specialised for 1..8 rows, so each
