@@ -13,7 +13,9 @@
 //    f32 inputs, f64 for f64), a masked, scaled softmax to probabilities in q's dtype,
 //    and a second GEMM with the values, for pieces of queries whose scores stay within
 //    nn::kAttentionScoreBlock. The G = H / Hkv query heads of a key/value head are one
-//    GEMM row block when a piece holds every query, else one GEMM each.
+//    GEMM row block when a piece holds every query, else one GEMM each. f32 queries over
+//    an f16 cache take the split path (attention_split): both GEMMs on f16 operands,
+//    (hi, lo) pairs for the f32 side.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -129,10 +131,80 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   return out;
 }
 
+// The GEMM path for f32 queries over f16 keys and values, on f16 tensor cores at about
+// f32's accuracy: scale * q as (hi, lo) f16 pairs against each key element twice, so a
+// score sums exact f16 products of q's 22 bits in f32; the probabilities as (hi, lo)
+// pairs the same way against each value row twice. (The f32 GEMMs of the general path
+// ran on FMA units: a third of an 8B model's prefill, docs/PERFORMANCE.md.)
+StoragePtr attention_split(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
+                           const GpuStorage& vs, const Layout& v_l, float scale, bool causal) {
+  GpuDevice& dev = qs.dev();
+  const auto& qd = q_l.dims();
+  const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
+  const size_t hkv = k_l.dims()[1], s = k_l.dims()[2], dv = v_l.dims()[3], g = h / hkv, bk = b * hkv;
+  constexpr size_t es = 2;  // f16
+  std::shared_ptr<GpuStorage> keep_q;
+  const void* q = contiguous_data(qs, q_l, keep_q);
+  DeviceBuffer q2(dev, b * h * t * d * 2 * es);
+  {
+    size_t n = b * h * t * d;
+    void* y = q2.get();
+    void* args[] = {&n, &q, &scale, &y};
+    static const Kernel split(Module::Attention, "attn_split_f32");
+    dev.launch(split, dim3(dev.grid_for(n)), dim3(dev.block_size()), args);
+  }
+  // K (bk, s, 2d) with each element twice; V (bk, 2s, dv) with each row twice.
+  DeviceBuffer k2(dev, bk * s * d * 2 * es), v2(dev, bk * s * dv * 2 * es);
+  const auto twice = [&](const GpuStorage& src, const Layout& l, size_t cols, int per_element, void* dst) {
+    const Operand4 o = operand4(src, l, DType::F16);
+    size_t bkv = bk, hk = hkv, rows = s, c = cols, s0 = o.s0, s1 = o.s1, s2 = o.s2, n = bk * s * cols;
+    const void* in = o.ptr;
+    void* args[] = {&bkv, &hk, &rows, &c, &in, &s0, &s1, &s2, &per_element, &dst};
+    static const Kernel k(Module::Attention, "attn_twice_f16");
+    dev.launch(k, dim3(dev.grid_for(n)), dim3(dev.block_size()), args);
+  };
+  twice(ks, k_l, d, 1, k2.get());
+  twice(vs, v_l, dv, 0, v2.get());
+  auto out = gpu_alloc(dev, b * h * t * dv, DType::F32);
+  char* o = static_cast<char*>(out->raw());
+  const char* qp = static_cast<const char*>(q2.get());
+  const size_t rows = std::clamp<size_t>(nn::kAttentionScoreBlock / std::max<size_t>(b * h * s, 1), 1, t);
+  DeviceBuffer scores(dev, bk * g * rows * s * sizeof(float)), probs(dev, bk * g * rows * s * 2 * es);
+  static const Kernel softmax(Module::Attention, "attn_softmax_split_f32");
+  for (size_t t0 = 0; t0 < t; t0 += rows) {
+    const size_t n = std::min(rows, t - t0);
+    const size_t seen = causal ? s - t + t0 + n : s;  // these queries see no key past it
+    const size_t gs = n == t ? g : 1;                 // heads a GEMM takes: their rows are adjacent
+    char* sc = static_cast<char*>(scores.get());
+    char* pr = static_cast<char*>(probs.get());
+    for (size_t g0 = 0; g0 < g; g0 += gs) {
+      gemm(dev, DType::F16, DType::F32, false, true, gs * n, seen, 2 * d, qp + (g0 * t + t0) * 2 * d * es,
+           2 * d, g * t * 2 * d, k2.get(), 2 * d, s * 2 * d, sc + g0 * n * seen * sizeof(float), seen,
+           g * n * seen, bk);
+    }
+    size_t all_rows = bk * g * n, m_rows = g * n, tt = t, st = s, t0v = t0, nv = n, seenv = seen;
+    int causal_i = causal ? 1 : 0;
+    float one = 1.0f;  // the scale is in the query pairs
+    const void* x = sc;
+    void* y = pr;
+    void* args[] = {&all_rows, &m_rows, &nv, &t0v, &tt, &st, &seenv, &causal_i, &one, &x, &y};
+    dev.launch(softmax, dim3(unsigned(std::min<size_t>(all_rows, size_t(1) << 20))),
+               dim3(ap::kSoftmaxThreads), args);
+    for (size_t g0 = 0; g0 < g; g0 += gs) {
+      gemm(dev, DType::F16, DType::F32, false, false, gs * n, dv, 2 * seen, pr + g0 * n * 2 * seen * es,
+           2 * seen, g * n * 2 * seen, v2.get(), dv, 2 * s * dv, o + (g0 * t + t0) * dv * sizeof(float), dv,
+           g * t * dv, bk);
+    }
+  }
+  return out;
+}
+
 StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
                           const GpuStorage& vs, const Layout& v_l, float scale, bool causal) {
   GpuDevice& dev = qs.dev();
   const DType dt = qs.dtype();
+  if (dt == DType::F32 && ks.dtype() == DType::F16 && vs.dtype() == DType::F16 && q_l.dims()[3] > 0)
+    return attention_split(qs, q_l, ks, k_l, vs, v_l, scale, causal);
   const auto& qd = q_l.dims();
   const size_t b = qd[0], h = qd[1], t = qd[2], d = qd[3];
   const size_t hkv = k_l.dims()[1], s = k_l.dims()[2], dv = v_l.dims()[3], g = h / hkv;

@@ -1,6 +1,7 @@
 // ATTENTION family: flash decoding over a KV cache (attn_decode_{q}_{kv} and the
 // combine of its splits, attn_combine_{q}), the scaled masked softmax of the GEMM path
-// (attn_softmax_{scores}_{probs}), and the fused rotary embedding + KV-cache write
+// (attn_softmax_{scores}_{probs}; attn_softmax_split_f32, attn_split_f32 and
+// attn_twice_f16 of the split path), and the fused rotary embedding + KV-cache write
 // (rope_kv_{dtype}_{cache dtype}). The host side is src/backend/gpu/attention.cpp.
 //
 // Flash decoding (launch_plan.h: attention): block (split, (batch, kv head, group
@@ -268,8 +269,10 @@ __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<
 
 // The GEMM path's softmax: row r of `rows` rows of s_seen scores (batch r / m_rows,
 // row i = r % m_rows, query t0 + i % n of t_count) -> probabilities of scale * x over
-// the keys it sees (causal: 0 .. s_total - t_count + query), zeros elsewhere.
-template <class S, class P>
+// the keys it sees (causal: 0 .. s_total - t_count + query), zeros elsewhere. Split:
+// each probability p as the f16 pair (hi, lo) = (f16(p), f16(p - hi)) at 2j, 2j + 1 of
+// a row of 2 s_seen (the split path of attention.cpp).
+template <class S, class P, bool Split = false>
 __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, size_t t_count, size_t s_total,
                              size_t s_seen, int causal, float scale, const S* x, P* y) {
   using C = compute_t<S>;
@@ -279,7 +282,7 @@ __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, si
     const size_t last = s_total - t_count + qi + 1;  // keys a causal query sees
     const size_t vis = causal && last < s_seen ? last : s_seen;
     const S* px = x + r * s_seen;
-    P* py = y + r * s_seen;
+    P* py = y + r * s_seen * (Split ? 2 : 1);
     MaxSum<C> st{ninf, C(0)};
     bool nan = false;
     for (size_t j = threadIdx.x; j < vis; j += blockDim.x) {
@@ -296,8 +299,48 @@ __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, si
     if (nan) st = MaxSum<C>{C(NAN), C(NAN)};
     st = block_allreduce(st, MaxSumOp<C>{});
     const C inv = C(1) / st.s;
-    for (size_t j = threadIdx.x; j < s_seen; j += blockDim.x)
-      py[j] = from_c<P>(j < vis ? exp_c(C(scale) * to_c(px[j]) - st.m) * inv : C(0));
+    for (size_t j = threadIdx.x; j < s_seen; j += blockDim.x) {
+      const C p = j < vis ? exp_c(C(scale) * to_c(px[j]) - st.m) * inv : C(0);
+      if constexpr (Split) {
+        const P hi = from_c<P>(p);
+        py[2 * j] = hi;
+        py[2 * j + 1] = from_c<P>(p - to_c(hi));
+      } else {
+        py[j] = from_c<P>(p);
+      }
+    }
+  }
+}
+
+// The split path's operands (attention.cpp): scale * x (n f32) as (hi, lo) f16 pairs
+// (beyond f16's range, 65504, they overflow, as keys do in an f16 cache); and the
+// f16 view (bk = B * Hkv, rows, cols) (strides s0 a batch, s1 a kv head, s2 a row;
+// columns contiguous) copied contiguous with each element twice (per_element: K, read
+// against the query pairs) or each row twice (V, read against the probability pairs).
+__device__ void attn_split(size_t n, const float* x, float scale, f16s* y) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const float v = scale * x[i];
+    const f16s hi = from_c<f16s>(v);
+    y[2 * i] = hi;
+    y[2 * i + 1] = from_c<f16s>(v - to_c(hi));
+  }
+}
+
+__device__ void attn_twice(size_t bk, size_t hkv, size_t rows, size_t cols, const f16s* in, size_t s0,
+                           size_t s1, size_t s2, int per_element, f16s* out) {
+  const size_t total = bk * rows * cols;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const size_t c = i % cols, r = (i / cols) % rows, b = i / (cols * rows);
+    const f16s v = in[(b / hkv) * s0 + (b % hkv) * s1 + r * s2 + c];
+    if (per_element) {
+      out[2 * i] = v;
+      out[2 * i + 1] = v;
+    } else {
+      const size_t o = ((b * rows + r) * 2) * cols + c;
+      out[o] = v;
+      out[o + cols] = v;
+    }
   }
 }
 
@@ -396,6 +439,18 @@ ATTN_SOFTMAX(float, f32, float, f32)
 ATTN_SOFTMAX(float, f32, wk::f16s, f16)
 ATTN_SOFTMAX(float, f32, wk::bf16s, bf16)
 ATTN_SOFTMAX(double, f64, double, f64)
+WICK_KERNEL attn_softmax_split_f32(size_t rows, size_t m_rows, size_t n, size_t t0, size_t t_count,
+                                   size_t s_total, size_t s_seen, int causal, float scale, const float* x,
+                                   wk::f16s* y) {
+  wk::attn_softmax<float, wk::f16s, true>(rows, m_rows, n, t0, t_count, s_total, s_seen, causal, scale, x, y);
+}
+WICK_KERNEL attn_split_f32(size_t n, const float* x, float scale, wk::f16s* y) {
+  wk::attn_split(n, x, scale, y);
+}
+WICK_KERNEL attn_twice_f16(size_t bk, size_t hkv, size_t rows, size_t cols, const wk::f16s* in, size_t s0,
+                           size_t s1, size_t s2, int per_element, wk::f16s* out) {
+  wk::attn_twice(bk, hkv, rows, cols, in, s0, s1, s2, per_element, out);
+}
 
 #define ROPE_KV(T, TS, CT, CS)                                                                              \
   WICK_KERNEL rope_kv_##TS##_##CS(                                                                          \
