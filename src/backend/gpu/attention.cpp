@@ -74,6 +74,12 @@ bool decode_pair(DType q, DType kv) {
 
 bool fits_int(size_t v) { return v <= size_t(INT_MAX); }
 
+// Blocks of the masked softmax over rows of `keys` scores (kernels/attention.cu).
+dim3 softmax_grid(const GpuDevice& dev, size_t rows, size_t keys) {
+  const size_t per_block = keys <= ap::kSoftmaxWaveKeys ? ap::kSoftmaxThreads / wave_size(dev) : 1;
+  return dim3(unsigned(std::min<size_t>((rows + per_block - 1) / per_block, size_t(1) << 20)));
+}
+
 StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
                             const GpuStorage& vs, const Layout& v_l, float scale, bool causal,
                             DeviceU32 kv_len) {
@@ -188,8 +194,7 @@ StoragePtr attention_split(const GpuStorage& qs, const Layout& q_l, const GpuSto
     const void* x = sc;
     void* y = pr;
     void* args[] = {&all_rows, &m_rows, &nv, &t0v, &tt, &st, &seenv, &causal_i, &one, &x, &y};
-    dev.launch(softmax, dim3(unsigned(std::min<size_t>(all_rows, size_t(1) << 20))),
-               dim3(ap::kSoftmaxThreads), args);
+    dev.launch(softmax, softmax_grid(dev, all_rows, seen), dim3(ap::kSoftmaxThreads), args);
     for (size_t g0 = 0; g0 < g; g0 += gs) {
       gemm(dev, DType::F16, DType::F32, false, false, gs * n, dv, 2 * seen, pr + g0 * n * 2 * seen * es,
            2 * seen, g * n * 2 * seen, v2.get(), dv, 2 * s * dv, o + (g0 * t + t0) * dv * sizeof(float), dv,
@@ -253,8 +258,7 @@ StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStor
     const void* x = sc;
     void* y = pr;
     void* args[] = {&all_rows, &m_rows, &nv, &t0v, &tt, &st, &seenv, &causal_i, &scale, &x, &y};
-    dev.launch(softmax(sdt, dt), dim3(unsigned(std::min<size_t>(all_rows, size_t(1) << 20))),
-               dim3(ap::kSoftmaxThreads), args);
+    dev.launch(softmax(sdt, dt), softmax_grid(dev, all_rows, seen), dim3(ap::kSoftmaxThreads), args);
     for (size_t g0 = 0; g0 < g; g0 += gs) {
       gemm(dev, dt, dt, false, false, gs * n, dv, seen, pr + g0 * n * seen * es, seen, g * n * seen, v.ptr,
            v.s2, v.s1, o + (g0 * t + t0) * dv * es, dv, g * t * dv, bk);

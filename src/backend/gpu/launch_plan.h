@@ -166,8 +166,12 @@ inline constexpr size_t kBlocksPerSm = 4;
 // Query positions (T) up to which the decode kernels serve; more take the GEMM path
 // (scores through the device GEMM, a masked softmax, a second GEMM).
 inline constexpr size_t kMaxDecodeQueries = 8;
-// Threads of a masked-softmax block (one block a row of scores).
+// Threads of a masked-softmax block: a wave a row of up to kSoftmaxWaveKeys keys, the
+// block a longer row. On 512-key rows of an 8B model's prefill a wave a row took 19.5
+// against 50 us a launch; on rows of up to 4096 keys it was slower than the block
+// (docs/PERFORMANCE.md).
 inline constexpr int kSoftmaxThreads = 256;
+inline constexpr size_t kSoftmaxWaveKeys = 1024;
 // Threads of a block of the split combine (one block an output row of dv values): dv
 // rounded up to a power of two, whole waves of either size, at most 256.
 constexpr unsigned combine_block(size_t dv) {

@@ -269,7 +269,8 @@ __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<
 
 // The GEMM path's softmax: row r of `rows` rows of s_seen scores (batch r / m_rows,
 // row i = r % m_rows, query t0 + i % n of t_count) -> probabilities of scale * x over
-// the keys it sees (causal: 0 .. s_total - t_count + query), zeros elsewhere. Split:
+// the keys it sees (causal: 0 .. s_total - t_count + query), zeros elsewhere; a wave
+// a row of up to kSoftmaxWaveKeys keys, a block a longer row. Split:
 // each probability p as the f16 pair (hi, lo) = (f16(p), f16(p - hi)) at 2j, 2j + 1 of
 // a row of 2 s_seen (the split path of attention.cpp).
 template <class S, class P, bool Split = false>
@@ -277,7 +278,10 @@ __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, si
                              size_t s_seen, int causal, float scale, const S* x, P* y) {
   using C = compute_t<S>;
   const C ninf = neg_inf<C>();
-  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+  // A wave a row up to kSoftmaxWaveKeys keys, else the block (launch_plan.h).
+  const size_t W = s_seen <= ap::kSoftmaxWaveKeys ? size_t(warpSize) : blockDim.x;
+  const size_t lane = threadIdx.x % W, per_block = blockDim.x / W;
+  for (size_t r = blockIdx.x * per_block + threadIdx.x / W; r < rows; r += size_t(gridDim.x) * per_block) {
     const size_t qi = t0 + (r % m_rows) % n;
     const size_t last = s_total - t_count + qi + 1;  // keys a causal query sees
     const size_t vis = causal && last < s_seen ? last : s_seen;
@@ -285,7 +289,7 @@ __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, si
     P* py = y + r * s_seen * (Split ? 2 : 1);
     MaxSum<C> st{ninf, C(0)};
     bool nan = false;
-    for (size_t j = threadIdx.x; j < vis; j += blockDim.x) {
+    for (size_t j = lane; j < vis; j += W) {
       const C v = C(scale) * to_c(px[j]);
       if (v != v) {
         nan = true;
@@ -297,9 +301,9 @@ __device__ void attn_softmax(size_t rows, size_t m_rows, size_t n, size_t t0, si
       }
     }
     if (nan) st = MaxSum<C>{C(NAN), C(NAN)};
-    st = block_allreduce(st, MaxSumOp<C>{});
+    st = group_or_block_allreduce(st, int(W), MaxSumOp<C>{});
     const C inv = C(1) / st.s;
-    for (size_t j = threadIdx.x; j < s_seen; j += blockDim.x) {
+    for (size_t j = lane; j < s_seen; j += W) {
       const C p = j < vis ? exp_c(C(scale) * to_c(px[j]) - st.m) * inv : C(0);
       if constexpr (Split) {
         const P hi = from_c<P>(p);
