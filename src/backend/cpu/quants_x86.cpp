@@ -273,6 +273,67 @@ WICK_AVX512 void q_0_avx512(size_t nb, const B* x, const BlockQ8_0* y, size_t ys
   for (int r = 0; r < R; ++r) s[r] = hsum_f32_avx512(acc[r], tail[r]);
 }
 
+// Four 16-byte pieces at p, p + stride, ... as one vector.
+WICK_AVX512 inline __m512i four128(const uint8_t* p, size_t stride) {
+  __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + stride)), 1);
+  v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * stride)), 2);
+  return _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * stride)), 3);
+}
+
+// The f16 d of four Q4_0 blocks at p (18 bytes apart: words 0, 9, 18 and 27 of the
+// 64 bytes at p), and of four Q8_0 blocks (34 bytes apart: words 0 and 17 of the 64
+// bytes at p, 2 and 19 of the next 64), as floats.
+WICK_AVX512 inline __m128 four_scales(const BlockQ4_0* p) {
+  const __m512i idx = _mm512_castsi128_si512(_mm_setr_epi16(0, 9, 18, 27, 0, 0, 0, 0));
+  const __m512i w = _mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p));
+  return _mm_cvtph_ps(_mm512_castsi512_si128(w));
+}
+WICK_AVX512 inline __m128 four_scales(const BlockQ8_0* p) {
+  const __m512i idx = _mm512_castsi128_si512(_mm_setr_epi16(0, 17, 32 + 2, 32 + 19, 0, 0, 0, 0));
+  const __m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(reinterpret_cast<const uint8_t*>(p) + 64);
+  return _mm_cvtph_ps(_mm512_castsi512_si128(_mm512_permutex2var_epi16(a, idx, b)));
+}
+
+// Q4_0 against Q8_0, four blocks per step. The nibbles stay unsigned (0..15) for
+// vpdpbusd against the activation's signed bytes, and the -8 offset comes from a
+// second vpdpbusd of 8s against them, so no sign transfer; the four blocks' scales
+// come from one word permute of their bytes per side and reach their lanes by one more.
+// (The pair kernel above built each pair's scales from scalar conversions and
+// broadcasts: shuffle-port work that bound it on Intel cores, docs/PERFORMANCE.md.)
+// Fewer than four blocks left: the pair kernel.
+template <int R>
+WICK_AVX512 void q4_0_quad_avx512(size_t nb, const BlockQ4_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  const __m512i m4 = _mm512_set1_epi8(0x0F), eights = _mm512_set1_epi8(8);
+  const __m128i x_at =
+      _mm_setr_epi32(0, int(sizeof(BlockQ4_0)), 2 * int(sizeof(BlockQ4_0)), 3 * int(sizeof(BlockQ4_0)));
+  const __m128i y_at =
+      _mm_setr_epi32(0, int(sizeof(BlockQ8_0)), 2 * int(sizeof(BlockQ8_0)), 3 * int(sizeof(BlockQ8_0)));
+  const __m512i lane_block = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+  size_t i = 0;
+  for (; i + 4 <= nb; i += 4) {
+    const __m512i q = four128(x[i].qs, sizeof(BlockQ4_0));
+    const __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+    const __m128 dx = four_scales(x + i);
+    for (int r = 0; r < R; ++r) {
+      const BlockQ8_0* b = y + r * ys + i;
+      const __m512i yl = four128(reinterpret_cast<const uint8_t*>(b[0].qs), sizeof(BlockQ8_0));
+      const __m512i yh = four128(reinterpret_cast<const uint8_t*>(b[0].qs) + 16, sizeof(BlockQ8_0));
+      const __m512i t = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, yl), hi, yh);
+      const __m512i c =
+          _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), eights, yl), eights, yh);
+      const __m128 d = _mm_mul_ps(dx, four_scales(b));
+      const __m512 dz = _mm512_permutexvar_ps(lane_block, _mm512_castps128_ps512(d));
+      acc[r] = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(_mm512_sub_epi32(t, c)), acc[r]);
+    }
+  }
+  float tail[R] = {};
+  if (i < nb) q_0_avx512<BlockQ4_0, R>(nb - i, x + i, y + i, ys, tail);
+  for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]) + tail[r];
+}
+
 template <int R>
 WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
   float acc[R];
@@ -370,7 +431,7 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   if (level == cpu::Isa::Avx512) {
     switch (t) {
       case GgmlType::Q4_0:
-        return entry<BlockQ4_0, BlockQ8_0, q_0_avx512<BlockQ4_0, 4>, q_0_avx512<BlockQ4_0, 1>, kQK4_0>;
+        return entry<BlockQ4_0, BlockQ8_0, q4_0_quad_avx512<4>, q4_0_quad_avx512<1>, kQK4_0>;
       case GgmlType::Q8_0:
         return entry<BlockQ8_0, BlockQ8_0, q_0_avx512<BlockQ8_0, 4>, q_0_avx512<BlockQ8_0, 1>, kQK8_0>;
       case GgmlType::Q4_K:
