@@ -17,6 +17,7 @@
 // not depend on the rows batched with it.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "backend/common/kquant_scales.h"
 #include "backend/cpu/isa.h"
@@ -283,7 +284,7 @@ WICK_AVX512 inline __m512i four128(const uint8_t* p, size_t stride) {
 
 // The f16 d of four Q4_0 blocks at p (18 bytes apart: words 0, 9, 18 and 27 of the
 // 64 bytes at p), and of four Q8_0 blocks (34 bytes apart: words 0 and 17 of the 64
-// bytes at p, 2 and 19 of the next 64), as floats.
+// bytes at p, 2 and 19 of the next 64; the blocks span 136 bytes), as floats.
 WICK_AVX512 inline __m128 four_scales(const BlockQ4_0* p) {
   const __m512i idx = _mm512_castsi128_si512(_mm_setr_epi16(0, 9, 18, 27, 0, 0, 0, 0));
   const __m512i w = _mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p));
@@ -295,42 +296,54 @@ WICK_AVX512 inline __m128 four_scales(const BlockQ8_0* p) {
   return _mm_cvtph_ps(_mm512_castsi512_si128(_mm512_permutex2var_epi16(a, idx, b)));
 }
 
-// Q4_0 against Q8_0, four blocks per step. The nibbles stay unsigned (0..15) for
-// vpdpbusd against the activation's signed bytes, and the -8 offset comes from a
-// second vpdpbusd of 8s against them, so no sign transfer; the four blocks' scales
-// come from one word permute of their bytes per side and reach their lanes by one more.
-// (The pair kernel above built each pair's scales from scalar conversions and
+// The quants of four blocks as unsigned bytes, each block's columns 0..15 in its
+// 16-byte group of lo and 16..31 in hi, and the offset that makes them unsigned: Q4_0's
+// nibbles as they are (offset 8), Q8_0's bytes plus 128 (a flipped top bit).
+WICK_AVX512 inline void quad_quants(const BlockQ4_0* x, __m512i& lo, __m512i& hi) {
+  const __m512i q = four128(x[0].qs, sizeof(BlockQ4_0)), m4 = _mm512_set1_epi8(0x0F);
+  lo = _mm512_and_si512(q, m4);
+  hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+}
+WICK_AVX512 inline void quad_quants(const BlockQ8_0* x, __m512i& lo, __m512i& hi) {
+  const __m512i flip = _mm512_set1_epi8(char(0x80));
+  const uint8_t* q = reinterpret_cast<const uint8_t*>(x[0].qs);
+  lo = _mm512_xor_si512(four128(q, sizeof(BlockQ8_0)), flip);
+  hi = _mm512_xor_si512(four128(q + 16, sizeof(BlockQ8_0)), flip);
+}
+template <class B>
+inline constexpr char kQuadOffset = std::is_same_v<B, BlockQ4_0> ? 8 : char(0x80);
+
+// Q4_0 or Q8_0 (B) against Q8_0, four blocks per step: the weight's quants unsigned
+// (quad_quants) for vpdpbusd against the activation's signed bytes, their offset taken
+// off by a second vpdpbusd of it against them, so no sign transfer; the four blocks'
+// scales from one word permute of their bytes per side, brought to their lanes by one
+// more. (The pair kernel above built each pair's scales from scalar conversions and
 // broadcasts: shuffle-port work that bound it on Intel cores, docs/PERFORMANCE.md.)
 // Fewer than four blocks left: the pair kernel.
-template <int R>
-WICK_AVX512 void q4_0_quad_avx512(size_t nb, const BlockQ4_0* x, const BlockQ8_0* y, size_t ys, float* s) {
+template <class B, int R>
+WICK_AVX512 void q_0_quad_avx512(size_t nb, const B* x, const BlockQ8_0* y, size_t ys, float* s) {
   __m512 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-  const __m512i m4 = _mm512_set1_epi8(0x0F), eights = _mm512_set1_epi8(8);
-  const __m128i x_at =
-      _mm_setr_epi32(0, int(sizeof(BlockQ4_0)), 2 * int(sizeof(BlockQ4_0)), 3 * int(sizeof(BlockQ4_0)));
-  const __m128i y_at =
-      _mm_setr_epi32(0, int(sizeof(BlockQ8_0)), 2 * int(sizeof(BlockQ8_0)), 3 * int(sizeof(BlockQ8_0)));
+  const __m512i off = _mm512_set1_epi8(kQuadOffset<B>);
   const __m512i lane_block = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
   size_t i = 0;
   for (; i + 4 <= nb; i += 4) {
-    const __m512i q = four128(x[i].qs, sizeof(BlockQ4_0));
-    const __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+    __m512i lo, hi;
+    quad_quants(x + i, lo, hi);
     const __m128 dx = four_scales(x + i);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_0* b = y + r * ys + i;
       const __m512i yl = four128(reinterpret_cast<const uint8_t*>(b[0].qs), sizeof(BlockQ8_0));
       const __m512i yh = four128(reinterpret_cast<const uint8_t*>(b[0].qs) + 16, sizeof(BlockQ8_0));
       const __m512i t = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, yl), hi, yh);
-      const __m512i c =
-          _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), eights, yl), eights, yh);
+      const __m512i c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, yl), off, yh);
       const __m128 d = _mm_mul_ps(dx, four_scales(b));
       const __m512 dz = _mm512_permutexvar_ps(lane_block, _mm512_castps128_ps512(d));
       acc[r] = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(_mm512_sub_epi32(t, c)), acc[r]);
     }
   }
   float tail[R] = {};
-  if (i < nb) q_0_avx512<BlockQ4_0, R>(nb - i, x + i, y + i, ys, tail);
+  if (i < nb) q_0_avx512<B, R>(nb - i, x + i, y + i, ys, tail);
   for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]) + tail[r];
 }
 
@@ -431,9 +444,11 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   if (level == cpu::Isa::Avx512) {
     switch (t) {
       case GgmlType::Q4_0:
-        return entry<BlockQ4_0, BlockQ8_0, q4_0_quad_avx512<4>, q4_0_quad_avx512<1>, kQK4_0>;
+        return entry<BlockQ4_0, BlockQ8_0, q_0_quad_avx512<BlockQ4_0, 4>, q_0_quad_avx512<BlockQ4_0, 1>,
+                     kQK4_0>;
       case GgmlType::Q8_0:
-        return entry<BlockQ8_0, BlockQ8_0, q_0_avx512<BlockQ8_0, 4>, q_0_avx512<BlockQ8_0, 1>, kQK8_0>;
+        return entry<BlockQ8_0, BlockQ8_0, q_0_quad_avx512<BlockQ8_0, 4>, q_0_quad_avx512<BlockQ8_0, 1>,
+                     kQK8_0>;
       case GgmlType::Q4_K:
         return entry<BlockQ4_K, BlockQ8_K, q4_k_avx512<4>, q4_k_avx512<1>, kQK_K>;
       case GgmlType::Q6_K:
