@@ -74,10 +74,23 @@ bool decode_pair(DType q, DType kv) {
 
 bool fits_int(size_t v) { return v <= size_t(INT_MAX); }
 
-// Blocks of the masked softmax over rows of `keys` scores (kernels/attention.cu).
-dim3 softmax_grid(const GpuDevice& dev, size_t rows, size_t keys) {
-  const size_t per_block = keys <= ap::kSoftmaxWaveKeys ? ap::kSoftmaxThreads / wave_size(dev) : 1;
-  return dim3(unsigned(std::min<size_t>((rows + per_block - 1) / per_block, size_t(1) << 20)));
+// The queries of one piece of the GEMM paths: scores of at most
+// nn::kAttentionScoreBlock in memory at once.
+size_t piece_rows(size_t b, size_t h, size_t s, size_t t) {
+  return std::clamp<size_t>(nn::kAttentionScoreBlock / std::max<size_t>(b * h * s, 1), 1, t);
+}
+
+// The masked softmax of one piece (kernels/attention.cu: a wave a row of up to
+// kSoftmaxWaveKeys keys, else a block): bk * g * n rows of `seen` scores at x, queries
+// t0 .. t0 + n of t over s keys, probabilities to y.
+void launch_softmax(GpuDevice& dev, const Kernel& kernel, size_t bk, size_t g, size_t n, size_t t0, size_t t,
+                    size_t s, size_t seen, bool causal, float scale, const void* x, void* y) {
+  size_t rows = bk * g * n, m_rows = g * n;
+  int causal_i = causal ? 1 : 0;
+  void* args[] = {&rows, &m_rows, &n, &t0, &t, &s, &seen, &causal_i, &scale, &x, &y};
+  const size_t per_block = seen <= ap::kSoftmaxWaveKeys ? ap::kSoftmaxThreads / wave_size(dev) : 1;
+  const unsigned grid = unsigned(std::min<size_t>((rows + per_block - 1) / per_block, size_t(1) << 20));
+  dev.launch(kernel, dim3(grid), dim3(ap::kSoftmaxThreads), args);
 }
 
 StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuStorage& ks, const Layout& k_l,
@@ -174,7 +187,7 @@ StoragePtr attention_split(const GpuStorage& qs, const Layout& q_l, const GpuSto
   auto out = gpu_alloc(dev, b * h * t * dv, DType::F32);
   char* o = static_cast<char*>(out->raw());
   const char* qp = static_cast<const char*>(q2.get());
-  const size_t rows = std::clamp<size_t>(nn::kAttentionScoreBlock / std::max<size_t>(b * h * s, 1), 1, t);
+  const size_t rows = piece_rows(b, h, s, t);
   DeviceBuffer scores(dev, bk * g * rows * s * sizeof(float)), probs(dev, bk * g * rows * s * 2 * es);
   static const Kernel softmax(Module::Attention, "attn_softmax_split_f32");
   for (size_t t0 = 0; t0 < t; t0 += rows) {
@@ -188,13 +201,8 @@ StoragePtr attention_split(const GpuStorage& qs, const Layout& q_l, const GpuSto
            2 * d, g * t * 2 * d, k2.get(), 2 * d, s * 2 * d, sc + g0 * n * seen * sizeof(float), seen,
            g * n * seen, bk);
     }
-    size_t all_rows = bk * g * n, m_rows = g * n, tt = t, st = s, t0v = t0, nv = n, seenv = seen;
-    int causal_i = causal ? 1 : 0;
-    float one = 1.0f;  // the scale is in the query pairs
-    const void* x = sc;
-    void* y = pr;
-    void* args[] = {&all_rows, &m_rows, &nv, &t0v, &tt, &st, &seenv, &causal_i, &one, &x, &y};
-    dev.launch(softmax, softmax_grid(dev, all_rows, seen), dim3(ap::kSoftmaxThreads), args);
+    launch_softmax(dev, softmax, bk, g, n, t0, t, s, seen, causal, 1.0f, sc,
+                   pr);  // the scale is in q's pairs
     for (size_t g0 = 0; g0 < g; g0 += gs) {
       gemm(dev, DType::F16, DType::F32, false, false, gs * n, dv, 2 * seen, pr + g0 * n * 2 * seen * es,
            2 * seen, g * n * 2 * seen, v2.get(), dv, 2 * s * dv, o + (g0 * t + t0) * dv * sizeof(float), dv,
@@ -232,7 +240,7 @@ StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStor
   auto out = gpu_alloc(dev, b * h * t * dv, dt);
   char* o = static_cast<char*>(out->raw());
   const size_t bk = b * hkv;
-  const size_t rows = std::clamp<size_t>(nn::kAttentionScoreBlock / std::max<size_t>(b * h * s, 1), 1, t);
+  const size_t rows = piece_rows(b, h, s, t);
   DeviceBuffer scores(dev, bk * g * rows * s * ss);
   DeviceBuffer probs;
   if (sdt != dt) probs = DeviceBuffer(dev, bk * g * rows * s * es);
@@ -252,13 +260,7 @@ StoragePtr attention_gemm(const GpuStorage& qs, const Layout& q_l, const GpuStor
       set_device(dev.ordinal());
       WICK_GPU_CHECK(gpuMemsetAsync(sc, 0, bk * g * n * seen * ss, dev.stream()));
     }
-    size_t all_rows = bk * g * n, m_rows = g * n, tt = t, st = s;
-    size_t t0v = t0, nv = n, seenv = seen;
-    int causal_i = causal ? 1 : 0;
-    const void* x = sc;
-    void* y = pr;
-    void* args[] = {&all_rows, &m_rows, &nv, &t0v, &tt, &st, &seenv, &causal_i, &scale, &x, &y};
-    dev.launch(softmax(sdt, dt), softmax_grid(dev, all_rows, seen), dim3(ap::kSoftmaxThreads), args);
+    launch_softmax(dev, softmax(sdt, dt), bk, g, n, t0, t, s, seen, causal, scale, sc, pr);
     for (size_t g0 = 0; g0 < g; g0 += gs) {
       gemm(dev, dt, dt, false, false, gs * n, dv, seen, pr + g0 * n * seen * es, seen, g * n * seen, v.ptr,
            v.s2, v.s1, o + (g0 * t + t0) * dv * es, dv, g * t * dv, bk);
