@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "backend/gpu/gpu_ops.h"
 #include "base/dispatch.h"
@@ -107,7 +108,8 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   auto out = gpu_alloc(dev, b * h * t * dv, dt);
 
   // Splits: about kBlocksPerSm blocks a multiprocessor, at least one pass of the
-  // block's waves (`step` keys) each, at most kMaxSplits.
+  // block's waves (`step` keys) each, at most kMaxSplits. (With the key count in device
+  // memory the kernel shares the keys it gives evenly among these splits.)
   const size_t wave = wave_size(dev), n_waves = ap::kThreads / wave, step = n_waves * wave;
   const size_t base = b * hkv * g_chunks * t;
   const size_t sms = size_t(std::max(dev.props().multiprocessors, 1));
@@ -122,7 +124,19 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   DeviceBuffer part;
   if (n_splits > 1) part = DeviceBuffer(dev, b * h * t * n_splits * (dv + 2) * cs);
   int hi = int(h), ti = int(t), hkvi = int(hkv), si = int(s), di = int(d), dvi = int(dv);
-  int causal_i = causal ? 1 : 0, kps_i = int(kps), splits_i = int(n_splits);
+  // The query rows and the waves' probabilities; with staging, a tile of the keys a
+  // block takes at a time (kThreads, at most the split's): K rows 16 bytes longer each,
+  // and V rows (the kernel).
+  const size_t kvs = dtype_size(kvt), sm_qp = (ap::kGroup * d + n_waves * wave) * cs;
+  const size_t tile = std::min<size_t>(ap::kThreads, kps) * (d * kvs + 16 + dv * kvs);
+  const bool rows16 =
+      d * kvs % 16 == 0 && dv * kvs % 16 == 0 && k.s0 * kvs % 16 == 0 && k.s1 * kvs % 16 == 0 &&
+      k.s2 * kvs % 16 == 0 && v.s0 * kvs % 16 == 0 && v.s1 * kvs % 16 == 0 && v.s2 * kvs % 16 == 0 &&
+      reinterpret_cast<uintptr_t>(k.ptr) % 16 == 0 && reinterpret_cast<uintptr_t>(v.ptr) % 16 == 0;
+  const size_t sm_staged = (sm_qp + 15) / 16 * 16 + tile;
+  const bool stage = rows16 && sm_staged <= dev.props().shared_per_block;
+  const size_t shmem = stage ? sm_staged : sm_qp;
+  int causal_i = causal ? 1 : 0, kps_i = int(kps), splits_i = int(n_splits), stage_i = stage ? 1 : 0;
   const void* qp = q.ptr;
   const void* kp = k.ptr;
   const void* vp = v.ptr;
@@ -131,12 +145,10 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   void* op = out->raw();
   void* pp = part.get();
   void* err = dev.index_error_record();
-  void* args[] = {&hi, &ti, &hkvi, &si, &lenp, &di, &dvi,   &qp,       &q0,    &q1,       &q2, &kp, &k0,
-                  &k1, &k2, &vp,   &v0, &v1,   &v2, &scale, &causal_i, &kps_i, &splits_i, &op, &pp, &err};
+  void* args[] = {&hi, &ti,    &hkvi,     &si,    &lenp,     &di,      &dvi, &qp, &q0,
+                  &q1, &q2,    &kp,       &k0,    &k1,       &k2,      &vp,  &v0, &v1,
+                  &v2, &scale, &causal_i, &kps_i, &splits_i, &stage_i, &op,  &pp, &err};
   static const DTypePairKernels decode(Module::Attention, "attn_decode");
-  // The query rows and the waves' probabilities, later the waves' states (the kernel).
-  const size_t shmem =
-      std::max(ap::kGroup * d + n_waves * wave * ap::kGroup, n_waves * ap::kGroup * (dv + 2)) * cs;
   dev.launch(decode(dt, kvt), dim3(unsigned(n_splits), unsigned(b * hkv * g_chunks), unsigned(t)),
              dim3(ap::kThreads), args, shmem);
   if (n_splits > 1) {

@@ -6,12 +6,13 @@
 //
 // Flash decoding (launch_plan.h: attention): block (split, (batch, kv head, group
 // chunk), query) serves up to kGroup query heads that share one key/value head, so each
-// K and V row is read once for all of them, straight from the cache in its own dtype.
-// Each wave of the block takes a wave's width of keys at a time (attn_decode below) and
-// keeps an online softmax (running max m, sum l, weighted values acc); the block's
-// waves are merged in shared memory, and the block writes the output (one split) or its
+// K and V row is read from the cache once for all of them, in its own dtype (staged in
+// shared memory where the rows allow). Each wave of the block serves one head (or
+// more, with 64-lane waves) and keeps its online softmax (running max m, sum l,
+// weighted values acc); the block writes the output (one split) or each head's
 // (m, l, acc) for attn_combine. Compute in f32 (f64 for f64 queries).
 #include "../index_error.h"
+#include "../vendor_async.cuh"
 #include "wave.cuh"
 
 namespace wk {
@@ -67,20 +68,28 @@ struct MaxC {
 // kv_len (when not null): the keys are the first *kv_len rows of the s given, which
 // must hold t_count..s of them (else reported, and the keys clamped to that range).
 //
-// Each wave takes W keys at a time (W = the wave size): first lane i computes the
-// scores of key j0 + i against the group's query rows (held in shared memory), reading
-// the key's row itself in 16-byte pieces; one wave-wide max a head updates the online
-// softmax; then the lanes, each owning E elements of the value rows, take the W keys'
-// value rows one after the other with their probabilities from shared memory. So a key
-// costs no shuffle, and a head a wave-wide max per W keys.
+// Wave w serves the query heads w, w + n_waves, ... of the block's group (one head a
+// wave on NVIDIA: kGroup heads, kGroup waves), so a head's keys are one wave's chain
+// of instructions a quarter as long as one wave serving every head, and the waves need
+// no merge. The block takes its split's keys kThreads at a time: with staging (the
+// host checks 16-byte rows and that the tile fits), their K and V rows are copied into
+// shared memory at once by asynchronous copies (every row in flight together) and read
+// there by every wave. A wave takes W keys at a time (W = the wave size): lane i
+// computes the score of key j0 + i against its head's query row (in shared memory),
+// one wave-wide max updates the online softmax, then the lanes, each owning E elements
+// of the value rows, take the W keys' value rows one after the other with their
+// probabilities from shared memory. So a key costs no shuffle, and a head a wave-wide
+// max per W keys.
 template <class Q, class K>
 __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* kv_len, int d, int dv,
                             const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,
                             size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss,
-                            float scale, int causal, int keys_per_split, int n_splits, Q* out,
+                            float scale, int causal, int keys_per_split, int n_splits, int stage, Q* out,
                             compute_t<Q>* part, IndexErrorRecord* err) {
   using C = compute_t<Q>;
   constexpr int E = kChunk<K>, G = ap::kGroup, V = int(16 / sizeof(K));
+  // Heads a wave serves at most: G over the fewest waves a block has (64-lane waves).
+  constexpr int kHeads = (G * int(plan::kWideWave) + ap::kThreads - 1) / ap::kThreads;
   extern __shared__ uint4 attn_smem[];
   const int W = warpSize;
   const int g_total = h / hkv, g_chunks = (g_total + G - 1) / G;
@@ -90,13 +99,46 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
   const int bi = int(blockIdx.y) / (g_chunks * hkv);
   const int g0 = gc * G, gn = min(G, g_total - g0);
   const int lane = int(threadIdx.x) % W, wv = int(threadIdx.x) / W, n_waves = int(blockDim.x) / W;
-  const int c0 = lane * E;
+  const int c0 = lane * E, chunk = min(int(blockDim.x), keys_per_split);  // keys a block takes at a time
 
-  // Shared memory: the group's query rows, scaled (G x d), then each wave's
-  // probabilities (W keys x G); after the loop, the waves' states (see below). The
-  // query rows' loads (kQ a thread in flight) go out before the key count is read.
+  // Shared memory: the group's query rows, scaled (G x d), each wave's probabilities
+  // (W keys), then (stage) the tile of `chunk` keys: K rows 16 bytes apart more than
+  // their length (the lanes' 16-byte reads of their own rows hit distinct banks), then
+  // V rows. The first tile's copies go out before the query rows' loads (kQ a thread
+  // in flight).
   C* qs = reinterpret_cast<C*>(attn_smem);
-  C* ps = qs + G * d + wv * W * G;
+  C* ps = qs + G * d + wv * W;
+  // The key count (kv_len: from device memory) and the split's keys: with kv_len, the
+  // splits share its keys evenly (whole waves' widths each, at most the launch's
+  // keys_per_split), so a short cache still spreads over several blocks.
+  int kps = keys_per_split;
+  if (kv_len) {
+    const uint32_t len = *kv_len;
+    if (len < uint32_t(t_count) || len > uint32_t(s)) {
+      if (threadIdx.x == 0)
+        ::wick::gpu::report_index_error(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
+    }
+    s = int(min(max(len, uint32_t(t_count)), uint32_t(s)));
+    kps = min(keys_per_split, max(W, ((s + n_splits - 1) / n_splits + W - 1) / W * W));
+  }
+  const int j_begin = split * kps;
+  const int visible = causal ? s - t_count + ti + 1 : s;
+  const int j_end = min(visible, j_begin + kps);
+  const K* kb = k + size_t(bi) * k_sb + size_t(kvh) * k_sh;
+  const K* vb = v + size_t(bi) * v_sb + size_t(kvh) * v_sh;
+  const int kw = d * int(sizeof(K)) / 16, vw = dv * int(sizeof(K)) / 16, kst = kw + 1;
+  uint4* kt = reinterpret_cast<uint4*>(attn_smem) + (size_t(G * d + n_waves * W) * sizeof(C) + 15) / 16;
+  uint4* vt = kt + size_t(chunk) * kst;
+  auto issue = [&](int j0, int limit) {  // rows j0 .. min(j0 + chunk, limit) by the block
+    const int n = min(chunk, limit - j0);
+    for (int i = int(threadIdx.x); i < n * kw; i += chunk)
+      wick_copy16_async(kt + (i / kw) * kst + i % kw,
+                        reinterpret_cast<const uint4*>(kb + size_t(j0 + i / kw) * k_ss) + i % kw);
+    for (int i = int(threadIdx.x); i < n * vw; i += chunk)
+      wick_copy16_async(vt + i, reinterpret_cast<const uint4*>(vb + size_t(j0 + i / vw) * v_ss) + i % vw);
+    wick_async_commit();
+  };
+  if (stage && j_begin < j_end) issue(j_begin, j_end);
   constexpr int kQ = 4;
   for (int i0 = int(threadIdx.x); i0 < G * d; i0 += kQ * int(blockDim.x)) {
     C qv[kQ];
@@ -111,133 +153,115 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
     for (int u = 0; u < kQ; ++u)
       if (i0 + u * int(blockDim.x) < G * d) qs[i0 + u * int(blockDim.x)] = qv[u];
   }
-  if (kv_len) {
-    const uint32_t len = *kv_len;
-    if (len < uint32_t(t_count) || len > uint32_t(s)) {
-      if (threadIdx.x == 0)
-        ::wick::gpu::report_index_error(err, ::wick::gpu::kKvLength, int64_t(len), size_t(s), 2);
-    }
-    s = int(min(max(len, uint32_t(t_count)), uint32_t(s)));
-  }
-  const int visible = causal ? s - t_count + ti + 1 : s;
-  const int j_begin = split * keys_per_split;
-  const int j_end = min(visible, j_begin + keys_per_split);
-  __syncthreads();
-  const K* kb = k + size_t(bi) * k_sb + size_t(kvh) * k_sh;
-  const K* vb = v + size_t(bi) * v_sb + size_t(kvh) * v_sh;
-  const bool vec_k = d % V == 0 && reinterpret_cast<uintptr_t>(kb) % 16 == 0 && k_ss % V == 0;
-  const bool vec_v = dv % E == 0 && reinterpret_cast<uintptr_t>(vb) % sizeof(Vec<K, E>) == 0 && v_ss % E == 0;
+  const bool vec_k = stage || (d % V == 0 && reinterpret_cast<uintptr_t>(kb) % 16 == 0 && k_ss % V == 0);
+  const bool vec_v =
+      stage || (dv % E == 0 && reinterpret_cast<uintptr_t>(vb) % sizeof(Vec<K, E>) == 0 && v_ss % E == 0);
+  const K* ktile = reinterpret_cast<const K*>(kt);
+  const K* vtile = reinterpret_cast<const K*>(vt);
+  const size_t kst_e = size_t(kst) * 16 / sizeof(K);  // a staged K row's stride in elements
 
-  C m[G], l[G], acc[G][E];  // m: the wave's running max; l: this lane's share of the sum
+  // The wave's heads i (head g = wv + i * n_waves of the group): m the running max, l
+  // this lane's share of the sum, acc its elements of the weighted values.
+  C m[kHeads], l[kHeads], acc[kHeads][E];
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    m[g] = neg_inf<C>();
-    l[g] = C(0);
+  for (int i = 0; i < kHeads; ++i) {
+    m[i] = neg_inf<C>();
+    l[i] = C(0);
 #pragma unroll
-    for (int e = 0; e < E; ++e) acc[g][e] = C(0);
+    for (int e = 0; e < E; ++e) acc[i][e] = C(0);
   }
-  for (int j0 = j_begin + wv * W; j0 < j_end; j0 += n_waves * W) {
-    const int j = j0 + lane;
-    const bool in = j < j_end;
-    C sc[G];
+  __syncthreads();                                   // the query rows
+  for (int jc = j_begin; jc < j_end; jc += chunk) {  // the same trip count for the whole block
+    if (stage) {
+      if (jc > j_begin) {
+        __syncthreads();  // every wave done with the previous tile
+        issue(jc, j_end);
+      }
+      wick_async_wait<0>();  // this thread's copies landed
+      __syncthreads();       // every thread's
+    }
+    const int n_keys = min(chunk, j_end - jc);
 #pragma unroll
-    for (int g = 0; g < G; ++g) sc[g] = C(0);
-    if (in) {
-      const K* kr = kb + size_t(j) * k_ss;
-      if (vec_k) {
+    for (int i = 0; i < kHeads; ++i) {
+      const int g = wv + i * n_waves;
+      if (g >= gn) break;
+      const C* qg = qs + g * d;
+      for (int u0 = 0; u0 < n_keys; u0 += W) {
+        const int u = u0 + lane, j = jc + u;
+        const bool in = u < n_keys;
+        C sc = C(0);
+        if (in) {
+          const K* kr = stage ? ktile + size_t(u) * kst_e : kb + size_t(j) * k_ss;
+          if (vec_k) {
+            C s1 = C(0);  // two chains of dependent products
 #pragma unroll 4
-        for (int c = 0; c < d; c += V) {
-          const Vec<K, V> w = *reinterpret_cast<const Vec<K, V>*>(kr + c);
+            for (int c = 0; c < d; c += V) {
+              const Vec<K, V> w = *reinterpret_cast<const Vec<K, V>*>(kr + c);
+              alignas(16) C qv[V];  // 16-byte shared loads: qg + c starts a 16-byte word (d % V == 0)
+              copy16<V * sizeof(C)>(qv, qg + c);
 #pragma unroll
-          for (int g = 0; g < G; ++g) {
-            alignas(16) C qg[V];  // 16-byte shared loads: (g d + c) C's start a 16-byte word (d % V == 0)
-            copy16<V * sizeof(C)>(qg, qs + g * d + c);
-#pragma unroll
-            for (int e = 0; e < V; ++e) sc[g] += qg[e] * to_c(w.v[e]);
+              for (int e = 0; e < V; e += 2) {
+                sc += qv[e] * to_c(w.v[e]);
+                s1 += qv[e + 1] * to_c(w.v[e + 1]);
+              }
+            }
+            sc += s1;
+          } else {
+            for (int c = 0; c < d; ++c) sc += qg[c] * to_c(kr[c]);
           }
         }
-      } else {
-        for (int c = 0; c < d; ++c) {
-          const C x = to_c(kr[c]);
+        // max ignores NaN; a NaN score still makes l NaN below
+        const C mx = max_c(m[i], group_allreduce(in ? sc : neg_inf<C>(), W, MaxC<C>{}));
+        const C corr = mx == neg_inf<C>() ? C(1) : exp_c(m[i] - mx);  // 0 for the first keys (m = -inf)
+        const C p = in ? exp_c(sc - mx) : C(0);
+        l[i] = l[i] * corr + p;
 #pragma unroll
-          for (int g = 0; g < G; ++g) sc[g] += qs[g * d + c] * x;
-        }
-      }
-    }
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      // max ignores NaN; a NaN score still makes l NaN below
-      const C mx = max_c(m[g], group_allreduce(in ? sc[g] : neg_inf<C>(), W, MaxC<C>{}));
-      const C corr = mx == neg_inf<C>() ? C(1) : exp_c(m[g] - mx);  // 0 for the first keys (m = -inf)
-      const C p = in ? exp_c(sc[g] - mx) : C(0);
-      l[g] = l[g] * corr + p;
-#pragma unroll
-      for (int e = 0; e < E; ++e) acc[g][e] *= corr;
-      m[g] = mx;
-      ps[lane * G + g] = p;
-    }
-    wick_wave_sync();
-    if (c0 < dv) {
-      const int nk = min(W, j_end - j0);
+        for (int e = 0; e < E; ++e) acc[i][e] *= corr;
+        m[i] = mx;
+        ps[lane] = p;
+        wick_wave_sync();
+        if (c0 < dv) {
+          const int nk = min(W, n_keys - u0);
 #pragma unroll 4
-      for (int u = 0; u < nk; ++u) {
-        const Vec<K, E> w = load_chunk(vb + size_t(j0 + u) * v_ss, c0, dv, vec_v);
-        alignas(16) C p[G];  // the G probabilities of key u: 16-byte shared loads
-        copy16<G * sizeof(C)>(p, ps + u * G);
+          for (int x = 0; x < nk; ++x) {
+            const K* vr = stage ? vtile + size_t(u0 + x) * dv : vb + size_t(jc + u0 + x) * v_ss;
+            const Vec<K, E> w = load_chunk(vr, c0, dv, vec_v);
+            const C px = ps[x];
 #pragma unroll
-        for (int g = 0; g < G; ++g) {
-#pragma unroll
-          for (int e = 0; e < E; ++e) acc[g][e] += p[g] * to_c(w.v[e]);
+            for (int e = 0; e < E; ++e) acc[i][e] += px * to_c(w.v[e]);
+          }
         }
+        wick_wave_sync();  // ps is rewritten by the next keys
       }
     }
-    wick_wave_sync();  // ps is rewritten by the next keys
   }
 #pragma unroll
-  for (int g = 0; g < G; ++g) l[g] = group_allreduce(l[g], W, AddC<C>{});
-
-  // Merge the waves: slot (wave, g) = m, l, acc[dv] (over the query rows, no longer read).
-  __syncthreads();
-  C* sm = reinterpret_cast<C*>(attn_smem);
-  const int stride = dv + 2;
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    C* slot = sm + size_t(wv * G + g) * stride;
-    if (lane == 0) {
-      slot[0] = m[g];
-      slot[1] = l[g];
-    }
-#pragma unroll
-    for (int e = 0; e < E; ++e)
-      if (c0 + e < dv) slot[2 + c0 + e] = acc[g][e];
-  }
-  __syncthreads();
-  for (int i = int(threadIdx.x); i < gn * dv; i += int(blockDim.x)) {
-    const int g = i / dv, c = i % dv;
-    C mm = neg_inf<C>();
-    for (int j = 0; j < n_waves; ++j) mm = max_c(mm, sm[size_t(j * G + g) * stride]);
-    C ll = C(0), aa = C(0);
-    for (int j = 0; j < n_waves; ++j) {
-      const C* slot = sm + size_t(j * G + g) * stride;
-      const C w = slot[0] == neg_inf<C>() ? C(0) : exp_c(slot[0] - mm);
-      ll += slot[1] * w;
-      aa += slot[2 + c] * w;
-    }
+  for (int i = 0; i < kHeads; ++i) {
+    const int g = wv + i * n_waves;
+    if (g >= gn) break;
+    l[i] = group_allreduce(l[i], W, AddC<C>{});
     const size_t row = (size_t(bi) * h + size_t(kvh * g_total + g0 + g)) * size_t(t_count) + size_t(ti);
     if (n_splits == 1) {
-      out[row * size_t(dv) + size_t(c)] = from_c<Q>(aa / ll);
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if (c0 + e < dv) out[row * size_t(dv) + size_t(c0 + e)] = from_c<Q>(acc[i][e] / l[i]);
     } else {
-      C* pr = part + (row * size_t(n_splits) + size_t(split)) * size_t(stride);
-      if (c == 0) {
-        pr[0] = mm;
-        pr[1] = ll;
+      C* pr = part + (row * size_t(n_splits) + size_t(split)) * size_t(dv + 2);
+      if (lane == 0) {
+        pr[0] = m[i];
+        pr[1] = l[i];
       }
-      pr[2 + c] = aa;
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if (c0 + e < dv) pr[2 + c0 + e] = acc[i][e];
     }
   }
+  if (stage) wick_async_wait<0>();  // no copy outlives the block (a split past the keys)
 }
 
-// out row r = sum over splits of acc * exp(m - M) / sum of l * exp(m - M).
+// out row r = sum over splits of acc * exp(m - M) / sum of l * exp(m - M). A block a
+// row: the splits' maxima and sums with the threads over the splits (then the block),
+// the weighted values with the threads over the row.
 template <class Q>
 __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<Q>* part, Q* out) {
   using C = compute_t<Q>;
@@ -247,17 +271,16 @@ __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const C* p = part + r * size_t(n_splits) * stride;
     C mm = neg_inf<C>();
-#pragma unroll 8
-    for (int s = 0; s < n_splits; ++s) mm = max_c(mm, p[size_t(s) * stride]);
-    __syncthreads();  // w may still be read for the previous row
+    for (int s = int(threadIdx.x); s < n_splits; s += int(blockDim.x)) mm = max_c(mm, p[size_t(s) * stride]);
+    mm = block_allreduce(mm, MaxC<C>{});  // (synchronizes: w is no longer read for the previous row)
+    C ll = C(0);
     for (int s = int(threadIdx.x); s < n_splits; s += int(blockDim.x)) {
       const C ms = p[size_t(s) * stride];
-      w[s] = ms == neg_inf<C>() ? C(0) : exp_c(ms - mm);
+      const C ws = ms == neg_inf<C>() ? C(0) : exp_c(ms - mm);
+      w[s] = ws;
+      ll += p[size_t(s) * stride + 1] * ws;
     }
-    __syncthreads();
-    C ll = C(0);
-#pragma unroll 8
-    for (int s = 0; s < n_splits; ++s) ll += p[size_t(s) * stride + 1] * w[s];
+    ll = block_allreduce(ll, AddC<C>{});  // (synchronizes: w visible)
     for (int c = int(threadIdx.x); c < dv; c += int(blockDim.x)) {
       C aa = C(0);
 #pragma unroll 8
@@ -410,15 +433,15 @@ __device__ void rope_kv(int what, int kind, size_t b, size_t t, size_t h, size_t
 
 }  // namespace wk
 
-#define ATTN_DECODE(Q, QS, K, KS)                                                                          \
-  extern "C" __global__ void __launch_bounds__(wk::ap::kThreads, wk::ap::kMinBlocks)                       \
-      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, const uint32_t* kv_len, int d, int dv,         \
-                              const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,  \
-                              size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss, \
-                              float scale, int causal, int keys_per_split, int n_splits, Q* out,           \
-                              wk::compute_t<Q>* part, wk::IndexErrorRecord* err) {                         \
-    wk::attn_decode<Q, K>(h, t, hkv, s, kv_len, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb,  \
-                          v_sh, v_ss, scale, causal, keys_per_split, n_splits, out, part, err);            \
+#define ATTN_DECODE(Q, QS, K, KS)                                                                           \
+  extern "C" __global__ void __launch_bounds__(wk::ap::kThreads, wk::ap::kMinBlocks)                        \
+      attn_decode_##QS##_##KS(int h, int t, int hkv, int s, const uint32_t* kv_len, int d, int dv,          \
+                              const Q* q, size_t q_sb, size_t q_sh, size_t q_st, const K* k, size_t k_sb,   \
+                              size_t k_sh, size_t k_ss, const K* v, size_t v_sb, size_t v_sh, size_t v_ss,  \
+                              float scale, int causal, int keys_per_split, int n_splits, int stage, Q* out, \
+                              wk::compute_t<Q>* part, wk::IndexErrorRecord* err) {                          \
+    wk::attn_decode<Q, K>(h, t, hkv, s, kv_len, d, dv, q, q_sb, q_sh, q_st, k, k_sb, k_sh, k_ss, v, v_sb,   \
+                          v_sh, v_ss, scale, causal, keys_per_split, n_splits, stage, out, part, err);      \
   }
 ATTN_DECODE(float, f32, float, f32)
 ATTN_DECODE(float, f32, wk::f16s, f16)
