@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "wick/device.h"
+#include "wick/options.h"
 #include "wick/tensor.h"
 
 namespace wick {
@@ -36,6 +38,31 @@ TEST(CpuBlockCache, ReusedBlocksOfNeighbouringSizesKeepTheirOwnValues) {
     for (size_t i = 0; i < n; i += 997) ASSERT_EQ(got[i], 2.0f * want[i] + 1.0f) << "n " << n << " i " << i;
     EXPECT_EQ(t.to_vector<float>(), want) << "n " << n;
   }
+}
+
+TEST(CpuBlockCache, AFullCacheEvictsTheBlocksReleasedLongestAgo) {
+  // An 8 MiB cache: two 4 MiB blocks fill it; a 2 MiB block released next is kept and
+  // the older 4 MiB block goes (6 MiB cached), so the size used last stays cached.
+  const Options saved = options();
+  Options o = saved;
+  o.cpu_cache_bytes = size_t(8) << 20;
+  set_options(o);
+  const size_t four = size_t(1) << 20, two = size_t(1) << 19;  // f32 elements of 4 and 2 MiB
+  auto cached = [] { return memory_stats(Device::cpu()).cached; };
+  { Tensor a = Tensor::zeros(Shape{four}), b = Tensor::zeros(Shape{four}); }
+  EXPECT_EQ(cached(), size_t(8) << 20);
+  { Tensor c = Tensor::zeros(Shape{two}); }
+  EXPECT_EQ(cached(), size_t(6) << 20);
+  {
+    Tensor d = Tensor::zeros(Shape{four});  // the 4 MiB block left in the cache
+    EXPECT_EQ(cached(), size_t(2) << 20);
+    std::vector<float> v = d.to_vector<float>();
+    size_t nonzero = 0;
+    for (float x : v) nonzero += x != 0.0f;
+    EXPECT_EQ(nonzero, 0u);
+  }
+  EXPECT_EQ(cached(), size_t(6) << 20);
+  set_options(saved);
 }
 
 }  // namespace

@@ -125,6 +125,36 @@ TEST(Matmul, ManySmallBatchesOnEveryThreadCount) {
   set_options(saved);
 }
 
+TEST(Matmul, BatchedOperandsOfOneShapeInDifferentLayoutsInterleaved) {
+  // Batches one stride apart run through one primitive per description: the same
+  // shapes with other leading dims, batch strides and transposes, called in turn (twice
+  // over), must each get their own. lhs: contiguous; narrowed from [nb, m, k + 3]; the
+  // batch dim permuted out of [m, nb, k]. rhs: contiguous; stored transposed.
+  const size_t nb = 5, m = 6, k = 7, n = 8;
+  for (DType dt : {DType::F32, DType::BF16}) {
+    Values av = rand_values(nb * m * k, 40, dt), bv = rand_values(nb * k * n, 41, dt);
+    Values wide(nb * m * (k + 3), 0.0), mk(m * nb * k), btv(nb * n * k);
+    for (size_t bi = 0; bi < nb; ++bi)
+      for (size_t i = 0; i < m; ++i)
+        for (size_t p = 0; p < k; ++p) {
+          wide[(bi * m + i) * (k + 3) + p] = av[(bi * m + i) * k + p];
+          mk[(i * nb + bi) * k + p] = av[(bi * m + i) * k + p];
+        }
+    for (size_t bi = 0; bi < nb; ++bi)
+      for (size_t p = 0; p < k; ++p)
+        for (size_t j = 0; j < n; ++j) btv[(bi * n + j) * k + p] = bv[(bi * k + p) * n + j];
+    const Tensor lhs[] = {make(av, {nb, m, k}, dt), make(wide, {nb, m, k + 3}, dt).narrow(2, 0, k),
+                          make(mk, {m, nb, k}, dt).permute({1, 0, 2})};
+    const Tensor rhs[] = {make(bv, {nb, k, n}, dt), make(btv, {nb, n, k}, dt).transpose(1, 2)};
+    const Ref r = ref_matmul(nb, m, k, n, at(av, nb, m, k), at(bv, nb, k, n), dt);
+    for (int round = 0; round < 2; ++round)
+      for (size_t i = 0; i < 3; ++i)
+        for (size_t j = 0; j < 2; ++j)
+          expect_close(lhs[i].matmul(rhs[j]), r.val, r.tol,
+                       fmt::format("{} round {} lhs {} rhs {}", dtype_name(dt), round, i, j));
+  }
+}
+
 TEST(Matmul, BatchDimsBroadcastOnBothSides) {
   // lhs (3,1,4,5) x rhs (2,5,6) -> (3,2,4,6): out batch (i, j) uses lhs batch i, rhs batch j.
   for (DType dt : {DType::F64, DType::F16}) {

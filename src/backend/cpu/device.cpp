@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <list>
 #include <mutex>
 #include <new>
 #include <string>
@@ -52,7 +53,10 @@ namespace {
 // docs/PERFORMANCE.md). Blocks of at least kMinCached bytes are
 // rounded to a size class (four per power of two, at most 25% above the request) and
 // kept on free lists up to a total of options().cpu_cache_bytes (default 1 GiB; 0:
-// no cache); an allocation that fails frees the cached blocks and retries once.
+// no cache). A released block that does not fit evicts the blocks released longest
+// ago (the sizes of ops run before, which would otherwise hold the cache and leave
+// every later size class faulted in at each call: docs/PERFORMANCE.md); an
+// allocation that fails frees the cached blocks and retries once.
 // Builds with AddressSanitizer never cache, so it still sees every free.
 class HostBlockCache {
  public:
@@ -88,25 +92,42 @@ class HostBlockCache {
   }
   void trim() {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [c, v] : free_)
-      for (void* q : v) std::free(q);
+    for (const Block& b : order_) std::free(b.p);
+    order_.clear();
     free_.clear();
     cached_ = 0;
   }
   void release(void* p, size_t cls) {
     if (!p) return;
     const size_t limit = cls >= kMinCached ? cache_limit() : 0;
-    std::lock_guard<std::mutex> lock(mu_);
-    in_use_ -= cls;
-    if (cached_ + cls <= limit) {
-      free_[cls].push_back(p);
-      cached_ += cls;
-      return;
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_use_ -= cls;
+      if (cls <= limit) {
+        while (cached_ + cls > limit) {  // the oldest blocks make room (the oldest of their class too)
+          const Block& old = order_.back();
+          auto& v = free_[old.cls];
+          v.erase(v.begin());
+          cached_ -= old.cls;
+          evicted.push_back(old.p);
+          order_.pop_back();
+        }
+        order_.push_front({p, cls});
+        free_[cls].push_back(order_.begin());
+        cached_ += cls;
+        p = nullptr;
+      }
     }
+    for (void* q : evicted) std::free(q);
     std::free(p);
   }
 
  private:
+  struct Block {
+    void* p;
+    size_t cls;
+  };
   static size_t cache_limit() {
 #if defined(__SANITIZE_ADDRESS__)
     return 0;
@@ -118,13 +139,16 @@ class HostBlockCache {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = free_.find(cls);
     if (it == free_.end() || it->second.empty()) return nullptr;
-    void* p = it->second.back();
+    const auto b = it->second.back();  // the newest of its class
     it->second.pop_back();
+    void* p = b->p;
+    order_.erase(b);
     cached_ -= cls;
     return p;
   }
   std::mutex mu_;
-  std::unordered_map<size_t, std::vector<void*>> free_;
+  std::list<Block> order_;  // cached blocks, the most recently released first
+  std::unordered_map<size_t, std::vector<std::list<Block>::iterator>> free_;  // per class, oldest first
   size_t cached_ = 0, in_use_ = 0, peak_ = 0;
 };
 

@@ -29,20 +29,38 @@ memory::desc mat_desc(memory::data_type t, size_t rows, size_t cols, bool trans,
   return trans ? memory::desc({r, c}, t, {1, l}) : memory::desc({r, c}, t, {l, 1});
 }
 
-std::shared_ptr<const onednn::Primitive> matmul_primitive(DType dt, bool trans_a, bool trans_b, size_t m,
-                                                          size_t n, size_t k, size_t lda, size_t ldb,
-                                                          size_t ldc) {
+// `batch` matrices (rows, cols) row-major at ld, `stride` elements apart (a 3-D
+// description; one batch: 2-D).
+memory::desc batch_desc(memory::data_type t, size_t batch, size_t rows, size_t cols, bool trans, size_t ld,
+                        size_t stride) {
+  if (batch == 1) return mat_desc(t, rows, cols, trans, ld);
+  const auto b = memory::dim(batch), r = memory::dim(rows), c = memory::dim(cols), l = memory::dim(ld),
+             s = memory::dim(stride);
+  return trans ? memory::desc({b, r, c}, t, {s, 1, l}) : memory::desc({b, r, c}, t, {s, l, 1});
+}
+
+std::shared_ptr<const onednn::Primitive> matmul_primitive(DType dt, const GemmBatch& g) {
   onednn::Key key("matmul");
-  for (size_t v : {size_t(dt), m, n, k, size_t(trans_a), lda, size_t(trans_b), ldb, ldc}) key.add(int64_t(v));
+  for (size_t v : {size_t(dt), g.batch, g.m, g.n, g.k, size_t(g.trans_a), g.lda, g.stride_a,
+                   size_t(g.trans_b), g.ldb, g.stride_b, g.ldc, g.stride_c})
+    key.add(int64_t(v));
   return onednn::primitive(
       key.str(),
       [&](const dnnl::primitive_attr& attr) {
         const auto t = onednn::data_type(dt);
-        const memory::desc a = mat_desc(t, m, k, trans_a, lda), b = mat_desc(t, k, n, trans_b, ldb),
-                           c = mat_desc(t, m, n, false, ldc);
+        const memory::desc a = batch_desc(t, g.batch, g.m, g.k, g.trans_a, g.lda, g.stride_a),
+                           b = batch_desc(t, g.batch, g.k, g.n, g.trans_b, g.ldb, g.stride_b),
+                           c = batch_desc(t, g.batch, g.m, g.n, false, g.ldc, g.stride_c);
         return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, onednn::engine());
       },
-      gemm_threads(m, n, k), "matmul");
+      onednn::threads_for(double(g.batch) * double(g.m) * double(g.n) * double(g.k), kMacsPerThread),
+      "matmul");
+}
+
+std::shared_ptr<const onednn::Primitive> matmul_primitive(DType dt, bool trans_a, bool trans_b, size_t m,
+                                                          size_t n, size_t k, size_t lda, size_t ldb,
+                                                          size_t ldc) {
+  return matmul_primitive(dt, GemmBatch{1, m, n, k, trans_a, lda, 0, trans_b, ldb, 0, ldc, 0});
 }
 
 template <class T>
@@ -66,6 +84,20 @@ void onednn_gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const
                    {DNNL_ARG_WEIGHTS, memory(p->weights, e, const_cast<T*>(b))},
                    {DNNL_ARG_DST, memory(p->dst, e, c)}},
                   "matmul");
+}
+
+template <class T>
+bool onednn_gemm_batched(const GemmBatch& g, const T* a, const T* b, T* c) {
+  const DType dt = std::is_same_v<T, float> ? DType::F32 : DType::BF16;
+  auto p = matmul_primitive(dt, g);
+  if (!p || p->reference) return false;
+  auto& e = onednn::engine();
+  onednn::execute(*p,
+                  {{DNNL_ARG_SRC, memory(p->src, e, const_cast<T*>(a))},
+                   {DNNL_ARG_WEIGHTS, memory(p->weights, e, const_cast<T*>(b))},
+                   {DNNL_ARG_DST, memory(p->dst, e, c)}},
+                  "matmul");
+  return true;
 }
 
 blasint blas_int(size_t v) {
@@ -104,8 +136,17 @@ void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double
               blas_int(ldc));
 }
 
+bool gemm_batched(const GemmBatch& g, const float* a, const float* b, float* c) {
+  return onednn_gemm_batched(g, a, b, c);
+}
+bool gemm_batched(const GemmBatch& g, const bf16* a, const bf16* b, bf16* c) {
+  return onednn_gemm_batched(g, a, b, c);
+}
+
 int gemm_threads(size_t m, size_t n, size_t k) {
-  return onednn::threads_for(double(m) * double(n) * double(k), kMacsPerThread);
+  const double t = double(m) * double(n) * double(k) / kMacsPerThread;
+  const int most = max_threads();
+  return t < 1 ? 1 : t >= double(most) ? most : int(t);
 }
 
 bool gemm_native(DType dt) {

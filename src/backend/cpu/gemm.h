@@ -21,6 +21,21 @@ void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const bf16* 
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double* a, size_t lda,
           const double* b, size_t ldb, double* c, size_t ldc);
 
+// `batch` GEMMs of one shape whose operands lie a fixed stride apart (elements): C_i =
+// op(A_i) * op(B_i) with A_i at a + i * stride_a (likewise B, C; a stride may be 0).
+struct GemmBatch {
+  size_t batch, m, n, k;
+  bool trans_a;
+  size_t lda, stride_a;
+  bool trans_b;
+  size_t ldb, stride_b, ldc, stride_c;
+};
+
+// All the batch's GEMMs through one oneDNN primitive threaded over batches and blocks;
+// false (nothing written) where oneDNN has no kernel of its own for this description.
+bool gemm_batched(const GemmBatch& g, const float* a, const float* b, float* c);
+bool gemm_batched(const GemmBatch& g, const bf16* a, const bf16* b, bf16* c);
+
 // The threads one gemm() of this shape runs on (a small product is not split into
 // pieces smaller than a barrier's cost): callers with many small products run them in
 // parallel instead, each on one thread.

@@ -52,6 +52,27 @@ class GemmOperand {
     return false;
   }
 
+  // Whether the batches lie one stride apart (returned in `stride`, elements; 0 for a
+  // broadcast operand): the batch dims collapse into one.
+  bool uniform_batches(size_t& stride) const {
+    stride = 0;
+    const auto& dims = batch_l_.dims();
+    const auto& st = batch_l_.strides();
+    size_t inner = 1;  // batches of the dims after i
+    bool seen = false;
+    for (size_t i = dims.size(); i-- > 0;) {
+      if (dims[i] == 1) continue;
+      if (!seen) {
+        stride = st[i];
+        seen = true;
+      } else if (st[i] != stride * inner) {
+        return false;
+      }
+      inner *= dims[i];
+    }
+    return true;
+  }
+
   // Batch `i` as (pointer, transposed, leading dim).
   struct Mat {
     const C* ptr;
@@ -155,6 +176,18 @@ StoragePtr gemm_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuSto
   // Products too small to fill the threads run side by side, one thread each, when
   // that occupies more threads than one product would.
   const size_t threads = size_t(cpu::max_threads()), macs = std::max<size_t>(d.m * d.n * d.k, 1);
+  // Batches one stride apart in place: one primitive for all of them, threaded over
+  // batches and blocks (docs/PERFORMANCE.md, CPU GEMM).
+  size_t sa = 0, sb = 0;
+  if constexpr (std::is_same_v<T, C> && !std::is_same_v<T, double>) {
+    if (d.b > 1 && a.in_place() && b.in_place() && a.uniform_batches(sa) && b.uniform_batches(sb)) {
+      auto am = a.get(0);
+      auto bm = b.get(0);
+      if (cpu::gemm_batched({d.b, d.m, d.n, d.k, am.trans, am.ld, sa, bm.trans, bm.ld, sb, d.n, mn}, am.ptr,
+                            bm.ptr, out->template data<C>()))
+        return out;
+    }
+  }
   if (a.in_place() && b.in_place() && std::min(d.b, threads) > size_t(cpu::gemm_threads(d.m, d.n, d.k))) {
     cpu::parallel_for(d.b, kMacsPerTask / macs + 1, [&](size_t lo, size_t hi) {
       for (size_t i = lo; i < hi; ++i) one(i);

@@ -169,9 +169,10 @@ Key& Key::add(const dnnl::memory::desc& d) {
 
 int threads_for(double work, double per_thread) {
   if (in_parallel()) return 1;  // a task of wick's pool: its thread is the primitive's only one
-  const double t = work / per_thread;
-  const int most = max_threads();
-  return t < 1 ? 1 : t >= double(most) ? most : int(t);
+  // One thread, or all of them: libgomp ends the threads a smaller team leaves out and
+  // starts them anew for the next larger one, so a count in between would cost thread
+  // creations at each change (docs/PERFORMANCE.md).
+  return work < 2 * per_thread ? 1 : max_threads();
 }
 
 std::shared_ptr<const Primitive> primitive(const std::string& key, const MakePd& make, int threads,

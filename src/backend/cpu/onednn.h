@@ -30,10 +30,11 @@ struct Primitive {
   int threads = 1;         // the threads it was built for and runs on
 };
 
-// Threads for `work` units when each thread should get at least `per_thread` of them:
-// between 1 and wick's thread count; 1 inside a task of wick's pool (a primitive run
-// there must not start threads of its own). oneDNN splits even a tiny product over
-// every thread, and each split costs a barrier.
+// Threads for `work` units: 1 when it is less than two threads' worth (`per_thread`
+// each: oneDNN splits even a tiny product over every thread, and each split costs a
+// barrier), else wick's thread count (never a count in between: libgomp would end and
+// restart threads at each change of team size); 1 inside a task of wick's pool (a
+// primitive run there must not start threads of its own).
 int threads_for(double work, double per_thread);
 
 // The cached primitive of `key` (any bytes naming the shape) for `threads` threads,
