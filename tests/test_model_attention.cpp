@@ -155,6 +155,18 @@ TEST(Attention, DecodeStepOverALongCache) {
   check_case({1, 14, 2, 1, 2000, 64, 64}, true, DType::BF16, DType::BF16, 2e-2);
 }
 
+// The splits of one decode are merged by the block that finishes last (the GPU), which
+// sets its counter back for the next call: calls in a row, each against the reference;
+// with the key count on the device, the splits share the keys it gives (a long cache
+// holding few keys, some, and most).
+TEST(Attention, DecodeCallsInARowMergeTheirSplits) {
+  for (int i = 0; i < 3; ++i) check_case({1, 32, 8, 1, 4100, 128, 128}, true, DType::F32, DType::F16, 2e-5);
+  for (size_t keys : {5, 300, 3000}) {
+    SCOPED_TRACE(keys);
+    check_kv_len_case({1, 32, 8, 1, keys, 128, 128}, 4100 - keys, true, DType::F32, DType::F16, 2e-5);
+  }
+}
+
 // A few queries at once (speculative decoding, short prompts) and many (prefill) with
 // grouped heads and a model's head size.
 TEST(Attention, FewAndManyQueriesWithModelHeads) {

@@ -35,6 +35,7 @@ namespace ap = plan::attention;
 // The largest number of splits of one decode (the combine keeps a weight a split in
 // shared memory).
 constexpr size_t kMaxSplits = 256;
+static_assert(kMaxSplits <= size_t(ap::kCombineGroups) * plan::kWideWave, "the combine: a thread a split");
 
 // An operand as the kernels read it: pointer and strides (elements) of a rank-4 layout
 // with unit inner stride, in dtype `dt` (a converted or contiguous copy when needed).
@@ -157,7 +158,8 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
     void* cargs[] = {&rows, &dvi, &splits_i, &pc, &op};
     static const DTypeKernels combine(Module::Attention, "attn_combine");
     dev.launch(combine[dt], dim3(unsigned(std::min<size_t>(rows, size_t(1) << 20))),
-               dim3(ap::combine_block(dv)), cargs, n_splits * cs);
+               dim3(ap::kCombineGroups * ap::combine_block(dv)), cargs,
+               (n_splits + ap::kCombineGroups * dv) * cs);
   }
   return out;
 }

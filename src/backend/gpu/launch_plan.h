@@ -172,8 +172,10 @@ inline constexpr size_t kMaxDecodeQueries = 8;
 // (docs/PERFORMANCE.md).
 inline constexpr int kSoftmaxThreads = 256;
 inline constexpr size_t kSoftmaxWaveKeys = 1024;
-// Threads of a block of the split combine (one block an output row of dv values): dv
-// rounded up to a power of two, whole waves of either size, at most 256.
+// Threads of a group of the split combine (one block an output row of dv values, in
+// kCombineGroups groups that each sum a share of the splits): dv rounded up to a power
+// of two, whole waves of either size, at most 256.
+inline constexpr int kCombineGroups = 4;
 constexpr unsigned combine_block(size_t dv) {
   size_t b = kWideWave;
   while (b < dv && b < 256) b <<= 1;

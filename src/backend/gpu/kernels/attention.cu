@@ -260,32 +260,41 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
 }
 
 // out row r = sum over splits of acc * exp(m - M) / sum of l * exp(m - M). A block a
-// row: the splits' maxima and sums with the threads over the splits (then the block),
-// the weighted values with the threads over the row.
+// row: a thread a split for (m, l) (the host keeps n_splits <= blockDim.x), then
+// kCombineGroups groups of threads each summing every kCombineGroups-th split of the
+// weighted values, and group 0 adding the groups' sums.
 template <class Q>
 __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<Q>* part, Q* out) {
   using C = compute_t<Q>;
+  constexpr int kGroups = ap::kCombineGroups;
   extern __shared__ uint4 attn_smem[];
   C* w = reinterpret_cast<C*>(attn_smem);  // n_splits weights
+  C* sums = w + n_splits;                  // kGroups x dv
+  const int cw = int(blockDim.x) / kGroups, grp = int(threadIdx.x) / cw, c0 = int(threadIdx.x) % cw;
+  const int sp = int(threadIdx.x);
   const size_t stride = size_t(dv) + 2;
   for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const C* p = part + r * size_t(n_splits) * stride;
-    C mm = neg_inf<C>();
-    for (int s = int(threadIdx.x); s < n_splits; s += int(blockDim.x)) mm = max_c(mm, p[size_t(s) * stride]);
-    mm = block_allreduce(mm, MaxC<C>{});  // (synchronizes: w is no longer read for the previous row)
-    C ll = C(0);
-    for (int s = int(threadIdx.x); s < n_splits; s += int(blockDim.x)) {
-      const C ms = p[size_t(s) * stride];
-      const C ws = ms == neg_inf<C>() ? C(0) : exp_c(ms - mm);
-      w[s] = ws;
-      ll += p[size_t(s) * stride + 1] * ws;
-    }
-    ll = block_allreduce(ll, AddC<C>{});  // (synchronizes: w visible)
-    for (int c = int(threadIdx.x); c < dv; c += int(blockDim.x)) {
+    const C ms = sp < n_splits ? p[size_t(sp) * stride] : neg_inf<C>();
+    const C ls = sp < n_splits ? p[size_t(sp) * stride + 1] : C(0);
+    const C mm = block_allreduce(ms, MaxC<C>{});  // (synchronizes: the previous row's w and sums read)
+    const C ws = ms == neg_inf<C>() ? C(0) : exp_c(ms - mm);
+    if (sp < n_splits) w[sp] = ws;
+    const C ll = block_allreduce(ls * ws, AddC<C>{});  // (synchronizes: w visible)
+    for (int c = c0; c < dv; c += cw) {
       C aa = C(0);
 #pragma unroll 8
-      for (int s = 0; s < n_splits; ++s) aa += p[size_t(s) * stride + 2 + size_t(c)] * w[s];
-      out[r * size_t(dv) + size_t(c)] = from_c<Q>(aa / ll);
+      for (int s = grp; s < n_splits; s += kGroups) aa += p[size_t(s) * stride + 2 + size_t(c)] * w[s];
+      sums[grp * dv + c] = aa;
+    }
+    __syncthreads();
+    if (grp == 0) {
+      for (int c = c0; c < dv; c += cw) {
+        C aa = sums[c];
+#pragma unroll
+        for (int g = 1; g < kGroups; ++g) aa += sums[g * dv + c];
+        out[r * size_t(dv) + size_t(c)] = from_c<Q>(aa / ll);
+      }
     }
   }
 }
