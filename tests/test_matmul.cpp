@@ -296,6 +296,11 @@ TEST(Matmul, ZeroInnerDimGivesZeros) {
   Tensor c = Tensor::zeros({3, 0}, DType::F32).matmul(Tensor::zeros({0, 4}, DType::F32));
   EXPECT_EQ(c.shape(), (Shape{3, 4}));
   EXPECT_EQ(c.to_f64_vector(), Values(12, 0.0));
+  // mat-vecs (m == 1, n == 1) with k == 0, in place and widened
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    EXPECT_EQ(Tensor::zeros({1, 0}, dt).matmul(Tensor::ones({0, 5}, dt)).to_f64_vector(), Values(5, 0.0));
+    EXPECT_EQ(Tensor::ones({6, 0}, dt).matmul(Tensor::zeros({0, 1}, dt)).to_f64_vector(), Values(6, 0.0));
+  }
 }
 
 TEST(Matmul, EmptyOutputs) {
