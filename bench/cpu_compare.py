@@ -117,6 +117,8 @@ CASES = [
      lambda t: F.layer_norm(t.randn(*SQ4K), (4096,), t.randn(4096, seed=3), t.randn(4096, seed=4), 1e-5)),
     ("index_select 4096 rows of [16384,1024] f32", "BM_CpuIndexSelect/f32",
      lambda t: t.randn(16384, 1024).index_select(0, t.ids(4096, 16384))),
+    ("index_select 4096 rows of [16384,1024] f16", "BM_CpuIndexSelect/f16",
+     lambda t: t.randn(16384, 1024, dt="f16").index_select(0, t.ids(4096, 16384))),
     ("argsort f32 [1024,4096], stable", "BM_CpuArgsort/f32",
      lambda t: torch.argsort(t.randn(1024, 4096), dim=-1, stable=True)),
     ("matmul 2048^3 f32", "BM_CpuMatmul/f32", lambda t: t.randn(2048, 2048, seed=1) @ t.randn(2048, 2048, seed=2)),

@@ -104,13 +104,14 @@ void BM_CpuLayerNorm(benchmark::State& state) {
   Tensor x = randn(kSq4k), alpha = randn({kSq4k[1]}, DType::F32, 3), beta = randn({kSq4k[1]}, DType::F32, 4);
   run(state, 2 * nbytes(x), 0, [&] { return nn::layer_norm(x, alpha, beta, 1e-5f); });
 }
-void BM_CpuIndexSelect(benchmark::State& state) {
+void BM_CpuIndexSelect(benchmark::State& state, DType dt) {
   // an embedding lookup as `wick bench`: 4096 rows of a [16384, 1024] table
-  Tensor table = randn({16384, 1024});
+  Tensor table = randn({16384, 1024}, dt);
   std::vector<uint32_t> ids(4096);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = uint32_t((i * 2654435761u) % 16384);
   Tensor idx = Tensor::from_vector(ids, {ids.size()});
-  run(state, 2.0 * 4096 * 1024 * 4 + 4096 * 4, 0, [&] { return table.index_select(idx, 0); });
+  run(state, 2.0 * 4096 * 1024 * double(dtype_size(dt)) + 4096 * 4, 0,
+      [&] { return table.index_select(idx, 0); });
 }
 void BM_CpuArgsort(benchmark::State& state) {  // ascending, [1024, 4096] as `wick bench`
   Tensor x = randn({1024, 4096});
@@ -196,7 +197,7 @@ const int kRegistered = [] {
     add("BM_CpuRmsNorm/" + dt_name(dt), BM_CpuRmsNorm, dt);
   }
   add("BM_CpuLayerNorm/f32", BM_CpuLayerNorm);
-  add("BM_CpuIndexSelect/f32", BM_CpuIndexSelect);
+  for (DType dt : {f32, f16}) add("BM_CpuIndexSelect/" + dt_name(dt), BM_CpuIndexSelect, dt);
   add("BM_CpuArgsort/f32", BM_CpuArgsort);
   for (DType dt : {f32, bf16, f16}) {
     add("BM_CpuMatmul/" + dt_name(dt), BM_CpuMatmul, dt);

@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cpu/simd.h"
@@ -338,6 +339,121 @@ TEST_P(CpuSimd, SoftmaxRowWithNanOrInfinity) {
   with_inf[5] = inf;  // inf - inf: NaN, as exp(x - max) / sum in float64
   simd::softmax_row(DType::F32, with_inf.data(), y.data(), 40, false, scratch.data());
   EXPECT_TRUE(std::isnan(y[5]));
+}
+
+// The value rounded once to nearest even with `bits` significant bits and minimum
+// normal exponent `emin` (f16: 11, -14; bf16: 8, -126), overflow to inf at `max_exp`.
+double round_once(double v, int bits, int emin, int max_exp) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  int e;
+  std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
+  const double q = std::ldexp(1.0, std::max(e - 1, emin) - (bits - 1));
+  const double r = std::nearbyint(v / q) * q;
+  return std::fabs(r) >= std::ldexp(1.0, max_exp) ? std::copysign(INFINITY, v) : r;
+}
+
+template <class T>
+double rounded_ref(double v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return double(float(v));
+  } else if constexpr (std::is_same_v<T, bf16>) {
+    return round_once(v, 8, -126, 128);
+  } else {
+    return round_once(v, 11, -14, 16);
+  }
+}
+
+// ((x - center) * mul) * alpha + beta in f64, rounded once: results within 2^-30 of
+// the midpoints between neighbours of the dtype (where rounding to f32 first would
+// land on the midpoint and round a second time), below f32's normals, past the
+// dtype's range, NaN; lengths around the vector widths.
+template <class T>
+void check_scale_row(DType dt) {
+  std::mt19937 rng(21);
+  for (size_t n : {1, 3, 8, 15, 16, 17, 31, 33, 64, 100, 1027}) {
+    std::vector<T> x(n);
+    std::vector<double> alpha(n), beta(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] = T(float(int(rng() % 7) - 3) * 0.5f);
+      alpha[i] = 1.0 + double(rng() % 5) * 0.25;
+      const int kind = int(i % 8);
+      const double ulp = std::is_same_v<T, bf16> ? 0x1.0p-7 : std::is_same_v<T, f16> ? 0x1.0p-10 : 0x1.0p-23;
+      const double mid = 1.0 + ulp * (double(rng() % 64) + 0.5);  // a midpoint in [1, 2)
+      if (kind == 0) beta[i] = mid + 0x1.0p-30;
+      if (kind == 1) beta[i] = mid - 0x1.0p-30;
+      if (kind == 2) beta[i] = mid;
+      if (kind == 3) beta[i] = 1e-39 * double(rng() % 100);  // tiny (x * 0 below)
+      if (kind == 4) beta[i] = 1e39;                         // past every half range
+      if (kind == 5) beta[i] = -std::ldexp(mid, -130);       // bf16 subnormal range
+      if (kind == 6) beta[i] = double(rng() % 1000) / 7.0;
+      if (kind == 7) beta[i] = i % 16 == 7 ? NAN : 0.0;
+      if (kind <= 5) alpha[i] = 0.0;  // the result is beta itself
+    }
+    std::vector<T> y(n);
+    const double center = 0.25, mul = 1.0 / 3.0;
+    simd::scale_row(dt, x.data(), y.data(), n, center, mul, alpha.data(), beta.data());
+    for (size_t i = 0; i < n; ++i) {
+      const double want = rounded_ref<T>((double(float(x[i])) - center) * mul * alpha[i] + beta[i]);
+      const double got = double(float(y[i]));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << n << " " << i;
+      } else {
+        EXPECT_EQ(got, want) << dtype_name(dt) << " n " << n << " i " << i << " beta " << beta[i];
+      }
+    }
+    // Without alpha and beta: ((x - center) * mul) only.
+    simd::scale_row(dt, x.data(), y.data(), n, center, mul, nullptr, nullptr);
+    for (size_t i = 0; i < n; ++i)
+      EXPECT_EQ(double(float(y[i])), rounded_ref<T>((double(float(x[i])) - center) * mul)) << n << " " << i;
+  }
+}
+
+TEST_P(CpuSimd, NormScaleRowRoundsTheFloat64ResultOnce) {
+  check_scale_row<float>(DType::F32);
+  check_scale_row<f16>(DType::F16);
+  check_scale_row<bf16>(DType::BF16);
+}
+
+TEST_P(CpuSimd, NormMomentAndAddRowsAgainstFloat64) {
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<float> u(-4, 4);
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    for (size_t n : {1, 7, 16, 17, 32, 33, 65, 1000}) {
+      std::vector<float> xf(n), rf(n);
+      std::vector<uint16_t> xh(n), rh(n), yh(n);
+      for (size_t i = 0; i < n; ++i) xf[i] = u(rng) + 10.0f, rf[i] = u(rng);
+      const void* x = xf.data();
+      if (dt != DType::F32) {  // the values as the dtype holds them
+        for (size_t i = 0; i < n; ++i) {
+          xh[i] = dt == DType::F16 ? f32_to_f16_bits(xf[i]) : f32_to_bf16_bits(xf[i]);
+          rh[i] = dt == DType::F16 ? f32_to_f16_bits(rf[i]) : f32_to_bf16_bits(rf[i]);
+          xf[i] = dt == DType::F16 ? f16_bits_to_f32(xh[i]) : bf16_bits_to_f32(xh[i]);
+          rf[i] = dt == DType::F16 ? f16_bits_to_f32(rh[i]) : bf16_bits_to_f32(rh[i]);
+        }
+        x = xh.data();
+      }
+      double s = 0, ss = 0, sc = 0;
+      for (float v : xf) s += v, ss += double(v) * v, sc += (double(v) - 10.0) * (double(v) - 10.0);
+      const std::string what = std::string(dtype_name(dt)) + " n " + std::to_string(n);
+      EXPECT_NEAR(simd::moment_row(dt, x, n, 0.0, false), s, 1e-12 * std::fabs(s)) << what;
+      EXPECT_NEAR(simd::moment_row(dt, x, n, 0.0, true), ss, 1e-12 * ss) << what;
+      EXPECT_NEAR(simd::moment_row(dt, x, n, 10.0, true), sc, 1e-12 * sc + 1e-300) << what;
+      // add: a + b in f32, rounded once to the dtype
+      if (dt == DType::F32) {
+        std::vector<float> y(n);
+        simd::add_row(dt, xf.data(), rf.data(), y.data(), n);
+        for (size_t i = 0; i < n; ++i) EXPECT_EQ(y[i], xf[i] + rf[i]) << what;
+      } else {
+        simd::add_row(dt, xh.data(), rh.data(), yh.data(), n);
+        for (size_t i = 0; i < n; ++i) {
+          const float got = dt == DType::F16 ? f16_bits_to_f32(yh[i]) : bf16_bits_to_f32(yh[i]);
+          const double want = dt == DType::F16 ? round_once(double(xf[i] + rf[i]), 11, -14, 16)
+                                               : round_once(double(xf[i] + rf[i]), 8, -126, 128);
+          EXPECT_EQ(double(got), want) << what << " i " << i;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -275,6 +275,33 @@ TEST(Indexing, LargeShapesAcrossThreads) {
   }
 }
 
+TEST(IndexSelect, RowsInPiecesRepeatedOutOfOrderAndSkipped) {
+  // Whole rows copied in pieces that the threads take in turn, each row's source
+  // prefetched ahead: rows of 3 elements (many rows ahead, the last pieces short),
+  // 1000 f16 (2000 bytes) and 3000 f32 (12000 bytes, more than the prefetched part);
+  // ids descending with repeats and sentinels, and a leading dim (left > 1).
+  struct Case {
+    std::vector<size_t> dims;
+    size_t dim;
+    DType dt;
+  };
+  for (const Case& c : {Case{{64, 3}, 0, DType::F32}, Case{{40, 1000}, 0, DType::F16},
+                        Case{{17, 3000}, 0, DType::F32}, Case{{3, 50, 700}, 1, DType::F16}}) {
+    SCOPED_TRACE(std::string(dtype_name(c.dt)) + " dim " + std::to_string(c.dim));
+    const size_t n = c.dims[c.dim], count = 2000;
+    std::vector<int64_t> sel(count);
+    for (size_t i = 0; i < count; ++i)  // descending runs, each id several times
+      sel[i] = i % 97 == 5 ? kSkipId : int64_t(n - 1 - (i / 3) % n);
+    auto v = testing::sample_values(Shape(c.dims).elem_count(), c.dt, 11);
+    Tensor x = make(v, Shape(c.dims), c.dt);
+    Tensor got = x.index_select(make_ids(sel, Shape{count}, DType::U32), int64_t(c.dim));
+    std::vector<size_t> od = c.dims;
+    od[c.dim] = count;
+    EXPECT_EQ(got.shape(), Shape(od));
+    EXPECT_EQ(got.to_f64_vector(), refs::index_select(v, c.dims, c.dim, sel));
+  }
+}
+
 TEST(Indexing, ZeroSize) {
   Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{2, 2});
   Tensor none = Tensor::zeros(Shape{0}, DType::U32);

@@ -269,11 +269,14 @@ void at_every_level(F&& f) {
 TEST(Matmul, MatVecBothFormsEveryHalfDtypeAndLevel) {
   // A row vector times a matrix and a matrix times a column vector, with the matrix
   // stored both ways (its rows along k: a dot per output; along the outputs: scaled
-  // rows summed); odd k and output counts cover every vector tail, 1100 outputs more
-  // than one accumulation block.
+  // rows summed); odd k and output counts cover every vector tail (k 77: a 64-wide
+  // step, then an 8- or 16-wide one, then the rest), 1100 outputs more than one
+  // accumulation block, and [70, 1030] rows of more than 128 KiB several pieces of
+  // rows taken by the threads (the last one short).
   at_every_level([](const std::string& level) {
     for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
-      for (const auto& k_len : {std::array<size_t, 2>{1, 1}, {7, 5}, {33, 37}, {100, 1100}}) {
+      for (const auto& k_len :
+           {std::array<size_t, 2>{1, 1}, {7, 5}, {33, 37}, {77, 300}, {100, 1100}, {1030, 70}}) {
         const size_t k = k_len[0], len = k_len[1];  // clang before 16 cannot capture bindings
         Values xv = rand_values(k, 30, dt), wv = rand_values(k * len, 31, dt);
         Tensor x_row = make(xv, {1, k}, dt), x_col = make(xv, {k, 1}, dt);
@@ -323,6 +326,11 @@ TEST(Matmul, ZeroInnerDimGivesZeros) {
   Tensor c = Tensor::zeros({3, 0}, DType::F32).matmul(Tensor::zeros({0, 4}, DType::F32));
   EXPECT_EQ(c.shape(), (Shape{3, 4}));
   EXPECT_EQ(c.to_f64_vector(), Values(12, 0.0));
+  // mat-vecs (m == 1, n == 1) with k == 0, in place and widened
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    EXPECT_EQ(Tensor::zeros({1, 0}, dt).matmul(Tensor::ones({0, 5}, dt)).to_f64_vector(), Values(5, 0.0));
+    EXPECT_EQ(Tensor::ones({6, 0}, dt).matmul(Tensor::zeros({0, 1}, dt)).to_f64_vector(), Values(6, 0.0));
+  }
 }
 
 TEST(Matmul, EmptyOutputs) {

@@ -246,6 +246,31 @@ TEST(Reduce, LongRowsAcrossChunksMatchReference) {
   }
 }
 
+TEST(Reduce, ManyRowsInPiecesMatchReference) {
+  // The rows path hands rows to the threads in pieces of about 128 KiB: 301 rows of
+  // 1000 f32 (32 rows a piece, the last one short) and of 1000 bf16, every op.
+  size_t rows = 301, len = 1000;
+  for (DType dt : {DType::F32, DType::BF16}) {
+    auto v = uniform(rows * len, 12, -100.0, 100.0);
+    if (dt == DType::BF16)
+      for (double& x : v) x = double(float(bf16(float(x))));  // the values bf16 holds
+    v[150 * len + 999] = 1000;                                // a row's extreme in its last element
+    Tensor x = make(v, Shape{rows, len}, dt);
+    for (ReduceOp op : {ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax}) {
+      expect_same(x.reduce(op, {1}, false).to_f64_vector(), refs::reduce(op, v, {rows, len}, {1}),
+                  std::string(reduce_op_name(op)) + " " + std::string(dtype_name(dt)));
+    }
+    auto s = x.sum({1}).to_f64_vector();
+    auto want = refs::reduce(ReduceOp::Sum, v, {rows, len}, {1});
+    ASSERT_EQ(s.size(), rows);
+    // f32 accumulation, rounded once to the dtype (bf16: 2^-8 of the sum's magnitude)
+    for (size_t r = 0; r < rows; ++r)
+      EXPECT_NEAR(s[r], want[r],
+                  1e-5 * 50.0 * double(len) + (dt == DType::BF16 ? std::fabs(want[r]) / 256 : 0))
+          << dtype_name(dt) << " row " << r;
+  }
+}
+
 TEST(Reduce, WideColumnsMatchReference) {
   // [outer, e, inner] with inner wider than one column block (256) and e over one row block (64).
   size_t a = 3, e = 70, c = 600;

@@ -2,7 +2,9 @@
 // f16, bf16), elements widened to f32 in registers and multiplied into f32
 // accumulators, so the time is the matrix's bytes over the memory bandwidth. AVX-512
 // and AVX2 loops are chosen at run time (isa.h); the scalar loops serve other CPUs.
-//   Dot form:  rows in groups of 4 share each load of x; one accumulator per row.
+//   Dot form:  one row at a time in four accumulators, so that each thread reads one
+//              sequential stream (rows in groups of four sharing the loads of x, four
+//              streams, were slower: docs/PERFORMANCE.md).
 //   Axpy form: each thread owns a block of outputs, kept in L1 as f32, and adds 4
 //              matrix rows scaled by x per pass over it.
 #include <algorithm>
@@ -17,6 +19,10 @@ namespace {
 
 // Outputs of the axpy form accumulated per pass (f32 in L1: 4 KiB).
 constexpr size_t kAxpyBlock = 1024;
+// Matrix bytes of the dot form's pieces of rows, taken by the threads from a shared
+// counter (cpu::parallel_chunks), as the quantized mat-vec's: a thread the system
+// slows leaves its rows to the others (docs/PERFORMANCE.md).
+constexpr size_t kRowsChunkBytes = size_t(128) << 10;
 
 template <class T>
 float widen(T v) {
@@ -63,27 +69,23 @@ WICK_AVX2 inline float hsum8(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-template <int R, class T>
-WICK_AVX2 void dot_group_avx2(const T* a, size_t ld, size_t k, const float* x, float* y) {
-  __m256 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-  size_t p = 0;
-  for (; p + 8 <= k; p += 8) {
-    const __m256 xv = _mm256_loadu_ps(x + p);
-    for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(load8(a + r * ld + p), xv, acc[r]);
-  }
-  for (int r = 0; r < R; ++r) {
-    float s = hsum8(acc[r]);
-    for (size_t q = p; q < k; ++q) s += widen(a[r * ld + q]) * x[q];
-    y[r] = s;
-  }
-}
-
 template <class T>
 WICK_AVX2 void dot_avx2(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
-  size_t i = b;
-  for (; i + 4 <= e; i += 4) dot_group_avx2<4>(a + i * ld, ld, k, x, y + i);
-  for (; i < e; ++i) dot_group_avx2<1>(a + i * ld, ld, k, x, y + i);
+  for (size_t i = b; i < e; ++i) {
+    const T* r = a + i * ld;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t p = 0;
+    for (; p + 32 <= k; p += 32) {
+      a0 = _mm256_fmadd_ps(load8(r + p), _mm256_loadu_ps(x + p), a0);
+      a1 = _mm256_fmadd_ps(load8(r + p + 8), _mm256_loadu_ps(x + p + 8), a1);
+      a2 = _mm256_fmadd_ps(load8(r + p + 16), _mm256_loadu_ps(x + p + 16), a2);
+      a3 = _mm256_fmadd_ps(load8(r + p + 24), _mm256_loadu_ps(x + p + 24), a3);
+    }
+    for (; p + 8 <= k; p += 8) a0 = _mm256_fmadd_ps(load8(r + p), _mm256_loadu_ps(x + p), a0);
+    float s = hsum8(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (; p < k; ++p) s += widen(r[p]) * x[p];
+    y[i] = s;
+  }
 }
 
 template <class T>
@@ -130,28 +132,24 @@ WICK_AVX512 inline __m512 load16(const bf16* p, __mmask16 m) {
 }
 WICK_AVX512 inline __mmask16 tail_mask(size_t n) { return __mmask16((1u << n) - 1); }
 
-template <int R, class T>
-WICK_AVX512 void dot_group_avx512(const T* a, size_t ld, size_t k, const float* x, float* y) {
-  __m512 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-  size_t p = 0;
-  for (; p + 16 <= k; p += 16) {
-    const __m512 xv = _mm512_loadu_ps(x + p);
-    for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(load16(a + r * ld + p, 0xFFFF), xv, acc[r]);
-  }
-  if (p < k) {
-    const __mmask16 m = tail_mask(k - p);
-    const __m512 xv = _mm512_maskz_loadu_ps(m, x + p);
-    for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(load16(a + r * ld + p, m), xv, acc[r]);
-  }
-  for (int r = 0; r < R; ++r) y[r] = _mm512_reduce_add_ps(acc[r]);
-}
-
 template <class T>
 WICK_AVX512 void dot_avx512(const T* a, size_t ld, size_t b, size_t e, size_t k, const float* x, float* y) {
-  size_t i = b;
-  for (; i + 4 <= e; i += 4) dot_group_avx512<4>(a + i * ld, ld, k, x, y + i);
-  for (; i < e; ++i) dot_group_avx512<1>(a + i * ld, ld, k, x, y + i);
+  for (size_t i = b; i < e; ++i) {
+    const T* r = a + i * ld;
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t p = 0;
+    for (; p + 64 <= k; p += 64) {
+      a0 = _mm512_fmadd_ps(load16(r + p, 0xFFFF), _mm512_loadu_ps(x + p), a0);
+      a1 = _mm512_fmadd_ps(load16(r + p + 16, 0xFFFF), _mm512_loadu_ps(x + p + 16), a1);
+      a2 = _mm512_fmadd_ps(load16(r + p + 32, 0xFFFF), _mm512_loadu_ps(x + p + 32), a2);
+      a3 = _mm512_fmadd_ps(load16(r + p + 48, 0xFFFF), _mm512_loadu_ps(x + p + 48), a3);
+    }
+    for (; p < k; p += 16) {
+      const __mmask16 m = p + 16 <= k ? __mmask16(0xFFFF) : tail_mask(k - p);
+      a0 = _mm512_fmadd_ps(load16(r + p, m), _mm512_maskz_loadu_ps(m, x + p), a0);
+    }
+    y[i] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+  }
 }
 
 template <class T>
@@ -206,14 +204,15 @@ void gemv(GemvMatrix<T> a, size_t len, size_t k, const float* x, float* y) {
       break;
   }
 #endif
-  // Chunks of at least ~64 KiB of the matrix per thread: the dot form splits rows, the
-  // axpy form columns in whole 16-wide groups.
   const size_t per_out = std::max<size_t>(k * sizeof(T), 1);
   if (!a.axpy) {
-    parallel_for(len, (size_t(1) << 16) / per_out + 1,
-                 [&](size_t b, size_t e) { f(a.a, a.ld, b, e, k, x, y); });
+    // Rows in pieces of about kRowsChunkBytes that the threads take in turn.
+    parallel_chunks(len, std::max<size_t>(1, kRowsChunkBytes / per_out),
+                    [&](size_t b, size_t e) { f(a.a, a.ld, b, e, k, x, y); });
     return;
   }
+  // The axpy form: chunks of at least ~4 KiB of the matrix per thread, columns in
+  // whole 16-wide groups.
   parallel_for((len + 15) / 16, (size_t(1) << 12) / per_out + 1,
                [&](size_t b, size_t e) { f(a.a, a.ld, b * 16, std::min(e * 16, len), k, x, y); });
 }

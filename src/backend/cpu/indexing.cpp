@@ -7,6 +7,7 @@
 // of the dims after it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -23,6 +24,10 @@ namespace {
 // Marks a skipped id after reading (the i64 sentinel itself, so no valid id collides with it).
 constexpr int64_t kSkip = std::numeric_limits<int64_t>::max();
 constexpr size_t kGrainElems = 1 << 15;
+// index_select: bytes of output rows per piece a thread takes, and how far ahead (and
+// how much of a row) the source rows are prefetched.
+constexpr size_t kChunkBytes = size_t(64) << 10;
+constexpr size_t kPrefetchBytes = size_t(4) << 10;
 
 // All ids of `ids` (read through `ids_l`, row-major) as int64, sentinel mapped to kSkip. Throws
 // IndexOutOfRange for the first id (in row-major order) that is negative or >= dim_size.
@@ -100,18 +105,33 @@ StoragePtr CpuStorage::index_select(const BackendStorage& ids, const Layout& l, 
   const char* src = static_cast<const char*>(contiguous_data(*this, l, keep));
   char* dst = static_cast<char*>(out->raw());
   size_t row_bytes = bl.right * dtype_size(dtype_);
-  // One task per output row of `right` elements: a memcpy, or zeros for a skipped id.
-  cpu::parallel_for(bl.left * n_ids, kGrainElems / bl.right + 1, [&](size_t b, size_t e) {
-    for (size_t t = b; t < e; ++t) {
-      size_t li = t / n_ids, j = t % n_ids;
-      char* o = dst + t * row_bytes;
-      if (id[j] == kSkip) {
-        std::memset(o, 0, row_bytes);
-      } else {
-        std::memcpy(o, src + (li * src_dim + size_t(id[j])) * row_bytes, row_bytes);
-      }
-    }
-  });
+  auto src_row = [&](size_t t) -> const char* {  // the source of output row t, or null (skipped)
+    const size_t li = t / n_ids, j = t % n_ids;
+    return id[j] == kSkip ? nullptr : src + (li * src_dim + size_t(id[j])) * row_bytes;
+  };
+  // The rows the ids pick lie anywhere in the source: the hardware prefetchers cannot
+  // see the next one coming, so each row's first kPrefetchBytes are prefetched about
+  // kPrefetchBytes of output ahead (docs/PERFORMANCE.md).
+  const size_t ahead = std::max<size_t>(1, kPrefetchBytes / std::max<size_t>(row_bytes, 1));
+  const size_t pf_bytes = std::min(row_bytes, kPrefetchBytes);
+  // Output rows (a memcpy each, or zeros for a skipped id) in pieces of about
+  // kChunkBytes that the threads take in turn from a shared counter.
+  cpu::parallel_chunks(bl.left * n_ids, std::max<size_t>(1, kChunkBytes / std::max<size_t>(row_bytes, 1)),
+                       [&](size_t b, size_t e) {
+                         for (size_t t = b; t < e; ++t) {
+                           if (t + ahead < e) {
+                             if (const char* q = src_row(t + ahead))
+                               for (size_t off = 0; off < pf_bytes; off += 64) __builtin_prefetch(q + off);
+                           }
+                           char* o = dst + t * row_bytes;
+                           const char* s = src_row(t);
+                           if (s) {
+                             std::memcpy(o, s, row_bytes);
+                           } else {
+                             std::memset(o, 0, row_bytes);
+                           }
+                         }
+                       });
   return out;
 }
 

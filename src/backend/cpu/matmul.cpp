@@ -22,6 +22,7 @@
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
 #include "backend/cpu/onednn.h"
+#include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -133,7 +134,7 @@ StoragePtr matvec_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuS
   GemmOperand<T, T> a(lhs, lhs_l, d.m, d.k), b(rhs, rhs_l, d.k, d.n);
   const size_t len = d.m == 1 ? d.n : d.m;
   auto out = cpu_alloc(d.b * len, lhs.dtype());
-  std::vector<float> x(d.k), y(len);
+  std::vector<float> x(d.k), y(std::is_same_v<T, float> ? 0 : len);
   for (size_t i = 0; i < d.b; ++i) {
     auto am = a.get(i);
     auto bm = b.get(i);
@@ -148,10 +149,25 @@ StoragePtr matvec_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuS
       v = bm.ptr, v_stride = bm.trans ? 1 : bm.ld;
       mat = {am.ptr, am.ld, am.trans};
     }
-    for (size_t p = 0; p < d.k; ++p) x[p] = float(v[p * v_stride]);
-    cpu::gemv(mat, len, d.k, x.data(), y.data());
     T* dst = out->template data<T>() + i * len;
-    for (size_t j = 0; j < len; ++j) dst[j] = T(y[j]);
+    if constexpr (std::is_same_v<T, float>) {
+      const float* xp = v;
+      if (v_stride != 1) {
+        for (size_t p = 0; p < d.k; ++p) x[p] = v[p * v_stride];
+        xp = x.data();
+      }
+      cpu::gemv(mat, len, d.k, xp, dst);
+    } else {
+      // f16 / bf16 widened and rounded back a vector at a time (simd.h: the bits of
+      // the scalar conversions).
+      if (v_stride == 1) {
+        cpu::simd::widen(lhs.dtype(), reinterpret_cast<const uint16_t*>(v), x.data(), d.k);
+      } else {
+        for (size_t p = 0; p < d.k; ++p) x[p] = float(v[p * v_stride]);
+      }
+      cpu::gemv(mat, len, d.k, x.data(), y.data());
+      cpu::simd::narrow(lhs.dtype(), y.data(), reinterpret_cast<uint16_t*>(dst), len);
+    }
   }
   return out;
 }

@@ -3,7 +3,9 @@
 // start offset may be non-zero). Rows run in parallel on the CPU backend's threads.
 // Every dtype computes and accumulates in f64 and rounds once on store (the
 // reference backend: f16/bf16 accumulate at least as wide as f32, as required);
-// softmax on f32/f16/bf16 through the vector row kernel of simd.h.
+// softmax, rms_norm, add_rms_norm and layer_norm on f32/f16/bf16 through the vector
+// row kernels of simd.h (the f64 loops below, in vectors: the f64 loops' per-element
+// f64 -> f16/bf16 rounding made bf16 rms_norm 13x slower than f32).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -37,6 +39,20 @@ std::vector<double> param_vector(const BackendStorage* s, const Layout* l) {
   const T* p = CpuStorage::of(*s).data<T>() + l->start_offset();
   std::vector<double> v(l->elem_count());
   for (size_t i = 0; i < v.size(); ++i) v[i] = ld(p[i]);
+  return v;
+}
+
+// The dtypes whose norm rows run through the vector row kernels of simd.h (f64 math,
+// one rounding: the results of the f64 loops below, in vectors).
+bool has_row_kernels(DType dt) { return dt == DType::F32 || dt == DType::F16 || dt == DType::BF16; }
+
+// The 1-D parameter vector (alpha or beta) of a dtype with row kernels, in f64, or
+// empty when absent.
+std::vector<double> param_f64(const BackendStorage* s, const Layout* l) {
+  if (!s) return {};
+  std::vector<double> v;
+  dispatch_dtype<kFloatDTypes>(CpuStorage::of(*s).dtype(), "norm",
+                               [&]<class T>() { v = param_vector<T>(s, l); });
   return v;
 }
 
@@ -92,6 +108,20 @@ StoragePtr CpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
   auto out = cpu_alloc(n, dtype_);
   if (n == 0) return out;
+  if (has_row_kernels(dtype_)) {
+    const size_t es = dtype_size(dtype_);
+    const char* src = static_cast<const char*>(raw()) + l.start_offset() * es;
+    char* dst = static_cast<char*>(out->raw());
+    const std::vector<double> a = param_f64(alpha, alpha_l);
+    for_rows(rows, cols, [&](size_t r) {
+      const char* x = src + r * cols * es;
+      const double ss = cpu::simd::moment_row(dtype_, x, cols, 0.0, true);
+      const double scale = 1.0 / std::sqrt(ss / double(cols) + double(eps));
+      cpu::simd::scale_row(dtype_, x, dst + r * cols * es, cols, 0.0, scale, a.empty() ? nullptr : a.data(),
+                           nullptr);
+    });
+    return out;
+  }
   dispatch_dtype<kFloatDTypes>(dtype_, "rms_norm", [&]<class T>() {
     const T* src = data<T>() + l.start_offset();
     T* dst = out->data<T>();
@@ -114,6 +144,23 @@ StoragePair CpuStorage::add_rms_norm(const Layout& l, const BackendStorage& r_s,
   size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
   auto sum = cpu_alloc(n, dtype_), out = cpu_alloc(n, dtype_);
   if (n == 0) return {sum, out};
+  if (has_row_kernels(dtype_)) {
+    const size_t es = dtype_size(dtype_);
+    const char* xs = static_cast<const char*>(raw()) + l.start_offset() * es;
+    const char* rs = static_cast<const char*>(CpuStorage::of(r_s).raw()) + r_l.start_offset() * es;
+    char* ps = static_cast<char*>(sum->raw());
+    char* dst = static_cast<char*>(out->raw());
+    const std::vector<double> a = param_f64(alpha, alpha_l);
+    for_rows(rows, cols, [&](size_t r) {
+      const size_t off = r * cols * es;
+      cpu::simd::add_row(dtype_, xs + off, rs + off, ps + off, cols);  // as add
+      const double ss = cpu::simd::moment_row(dtype_, ps + off, cols, 0.0, true);
+      const double scale = 1.0 / std::sqrt(ss / double(cols) + double(eps));
+      cpu::simd::scale_row(dtype_, ps + off, dst + off, cols, 0.0, scale, a.empty() ? nullptr : a.data(),
+                           nullptr);
+    });
+    return {sum, out};
+  }
   dispatch_dtype<kFloatDTypes>(dtype_, "add_rms_norm", [&]<class T>() {
     using C = compute_t<T>;
     const T* xs = data<T>() + l.start_offset();
@@ -144,6 +191,22 @@ StoragePtr CpuStorage::layer_norm(const Layout& l, const BackendStorage* alpha, 
   size_t n = l.elem_count(), cols = l.dims().back(), rows = cols ? n / cols : 0;
   auto out = cpu_alloc(n, dtype_);
   if (n == 0) return out;
+  if (has_row_kernels(dtype_)) {
+    const size_t es = dtype_size(dtype_);
+    const char* src = static_cast<const char*>(raw()) + l.start_offset() * es;
+    char* dst = static_cast<char*>(out->raw());
+    const std::vector<double> a = param_f64(alpha, alpha_l), b = param_f64(beta, beta_l);
+    for_rows(rows, cols, [&](size_t r) {
+      const char* x = src + r * cols * es;
+      const double mean = cpu::simd::moment_row(dtype_, x, cols, 0.0, false) / double(cols);
+      // biased: the mean of squared deviations (two passes, no cancellation)
+      const double var = cpu::simd::moment_row(dtype_, x, cols, mean, true);
+      const double rstd = 1.0 / std::sqrt(var / double(cols) + double(eps));
+      cpu::simd::scale_row(dtype_, x, dst + r * cols * es, cols, mean, rstd, a.empty() ? nullptr : a.data(),
+                           b.empty() ? nullptr : b.data());
+    });
+    return out;
+  }
   dispatch_dtype<kFloatDTypes>(dtype_, "layer_norm", [&]<class T>() {
     const T* src = data<T>() + l.start_offset();
     T* dst = out->data<T>();

@@ -3,7 +3,7 @@
 // Paths, chosen from the layout after dropping size-1 dims and merging adjacent dims that are both kept or
 // both reduced:
 //  - rows: contiguous input whose reduced dims are the trailing ones ([kept, reduced]): each output reduces
-//    one contiguous row with the vectorisable row kernels below; rows are split across threads, and a long
+//    one contiguous row with the vectorisable row kernels below; rows go to the threads in pieces, and a long
 //    row is cut into fixed chunks whose partial results merge in order, so the result does not depend on
 //    the thread count.
 //  - columns: contiguous input of the form [outer, reduced, inner] with inner > 1 (a sum over dim 0 of a
@@ -37,6 +37,10 @@ namespace {
 constexpr size_t kChunk = 1 << 14;
 // Elements of work below which a task is not split further across threads.
 constexpr size_t kGrainElems = 1 << 15;
+// Input bytes of the rows path's pieces of rows, taken by the threads from a shared
+// counter (cpu::parallel_chunks), as the mat-vec's: a thread the system slows leaves
+// its rows to the others.
+constexpr size_t kRowsChunkBytes = size_t(128) << 10;
 
 template <class T>
 constexpr bool kIsFloat = !std::is_integral_v<T>;
@@ -262,7 +266,9 @@ void reduce_rows(const T* x, typename R::Out* out, size_t rows, size_t e) {
   using State = typename R::State;
   size_t nch = (e + kChunk - 1) / kChunk;
   if (nch <= 1) {
-    cpu::parallel_for(rows, kGrainElems / e + 1, [&](size_t b, size_t end) {
+    // Rows in pieces of about kRowsChunkBytes that the threads take in turn.
+    const size_t per_row = std::max<size_t>(e * sizeof(T), 1);
+    cpu::parallel_chunks(rows, std::max<size_t>(1, kRowsChunkBytes / per_row), [&](size_t b, size_t end) {
       for (size_t r = b; r < end; ++r) {
         State st;
         R::run(st, x + r * e, e, 0);

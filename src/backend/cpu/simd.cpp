@@ -9,9 +9,11 @@
 #include <hwy/highway.h>
 // clang-format on
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "backend/common/functors.h"
 #include "backend/cpu/simd.h"
@@ -494,6 +496,186 @@ void softmax_typed(const T* x, T* y, size_t n, bool log, double* e) {
   scalar_softmax(x, y, n, log, e);
 }
 
+// ---- rms_norm / layer_norm rows, in f64 ----------------------------------------------
+// Scalar forms (targets without a vector path, and the rare vectors of f64 results
+// below f32's normal range on their way to f16 / bf16).
+template <class T>
+double scalar_moment(const T* x, size_t n, double center, bool square) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double v = double(to_f32(x[i])) - center;
+    s += square ? v * v : v;
+  }
+  return s;
+}
+
+template <class T>
+void scalar_scale(const T* x, T* y, size_t n, double center, double mul, const double* alpha,
+                  const double* beta) {
+  for (size_t i = 0; i < n; ++i) {
+    double v = (double(to_f32(x[i])) - center) * mul;
+    if (alpha) v *= alpha[i];
+    if (beta) v += beta[i];
+    y[i] = convert<T, double>(v);
+  }
+}
+
+#if WICK_SIMD_VECTOR
+using DD = hn::Repartition<double, DF>;
+using VD = hn::Vec<DD>;
+
+// The f64 halves of a vector of elements at x.
+template <class T>
+HWY_INLINE void load_halves(const T* x, VD& lo, VD& hi) {
+  const DF d;
+  const hn::Half<DF> dh;
+  const DD dd;
+  const VF v = Io<T>::load(d, x);
+  lo = hn::PromoteTo(dd, hn::LowerHalf(dh, v));
+  hi = hn::PromoteTo(dd, hn::UpperHalf(dh, v));
+}
+
+// f64 rounded to f32 toward zero, the last bit set when inexact ("round to odd"): its
+// rounding to f16 / bf16 (11 / 8 bits, fewer than f32's 24 - 2) is the single
+// rounding of the f64 value. Exact for |v| >= 2^-126 (f32 normals, and overflow to
+// inf); a NaN becomes the quiet NaN of its sign, as f64_to_f16_bits / f64_to_bf16_bits.
+HWY_INLINE VD round_to_odd_f32(VD v) {
+  const DD dd;
+  const hn::RebindToUnsigned<DD> du;
+  const auto u = hn::BitCast(du, v);
+  const auto low_bits = hn::Set(du, (uint64_t(1) << 29) - 1);  // the 52 - 23 bits f32 drops
+  // (dropped bits + 2^29 - 1) carries into bit 29 exactly when a dropped bit is set
+  const auto sticky = hn::And(hn::Add(hn::And(u, low_bits), low_bits), hn::Set(du, uint64_t(1) << 29));
+  const VD r = hn::BitCast(dd, hn::Or(hn::AndNot(low_bits, u), sticky));
+  return hn::IfThenElse(hn::IsNaN(v), hn::CopySign(hn::Set(dd, std::numeric_limits<double>::quiet_NaN()), v),
+                        r);
+}
+
+// Stores the f64 values lo, hi (one vector of elements) at y rounded once to T;
+// `valid` elements of it.
+template <class T>
+HWY_INLINE void store_rounded(VD lo, VD hi, T* y, size_t valid) {
+  const DF d;
+  const hn::Half<DF> dh;
+  const DD dd;
+  const size_t lanes = hn::Lanes(d);
+  VF v;
+  if constexpr (std::is_same_v<T, float>) {
+    v = hn::Combine(d, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+  } else {
+    // Nonzero values below f32's normals: f32 subnormals would round a second time.
+    const VD tiny = hn::Set(dd, 1.1754943508222875e-38);  // 2^-126
+    const auto below = hn::Or(hn::And(hn::Lt(hn::Abs(lo), tiny), hn::Ne(lo, hn::Zero(dd))),
+                              hn::And(hn::Lt(hn::Abs(hi), tiny), hn::Ne(hi, hn::Zero(dd))));
+    if (!hn::AllFalse(dd, below)) {
+      alignas(64) double buf[kMaxLanes];
+      hn::Store(lo, dd, buf);
+      hn::Store(hi, dd, buf + lanes / 2);
+      for (size_t k = 0; k < valid; ++k) y[k] = convert<T, double>(buf[k]);
+      return;
+    }
+    v = hn::Combine(d, hn::DemoteTo(dh, round_to_odd_f32(hi)), hn::DemoteTo(dh, round_to_odd_f32(lo)));
+  }
+  if (valid == lanes) {
+    Io<T>::store(d, v, y);
+  } else {
+    T yb[kMaxLanes];
+    Io<T>::store(d, v, yb);
+    std::memcpy(y, yb, valid * sizeof(T));
+  }
+}
+#endif  // WICK_SIMD_VECTOR
+
+template <class T>
+double moment_typed(const T* x, size_t n, double center, bool square) {
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DD dd;
+    const size_t lanes = hn::Lanes(DF());
+    const VD c = hn::Set(dd, center);
+    VD s0 = hn::Zero(dd), s1 = s0, s2 = s0, s3 = s0;
+    size_t i = 0;
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      VD a, b, e, f;
+      load_halves(x + i, a, b);
+      load_halves(x + i + lanes, e, f);
+      a = hn::Sub(a, c), b = hn::Sub(b, c), e = hn::Sub(e, c), f = hn::Sub(f, c);
+      if (square) {
+        s0 = hn::MulAdd(a, a, s0), s1 = hn::MulAdd(b, b, s1), s2 = hn::MulAdd(e, e, s2),
+        s3 = hn::MulAdd(f, f, s3);
+      } else {
+        s0 = hn::Add(s0, a), s1 = hn::Add(s1, b), s2 = hn::Add(s2, e), s3 = hn::Add(s3, f);
+      }
+    }
+    const double v = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+    return v + scalar_moment(x + i, n - i, center, square);
+  }
+#endif
+  return scalar_moment(x, n, center, square);
+}
+
+template <class T>
+void scale_typed(const T* x, T* y, size_t n, double center, double mul, const double* alpha,
+                 const double* beta) {
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DD dd;
+    const size_t lanes = hn::Lanes(DF()), half = lanes / 2;
+    const VD c = hn::Set(dd, center), m = hn::Set(dd, mul);
+    for (size_t i = 0; i < n; i += lanes) {
+      const size_t valid = std::min(lanes, n - i);
+      VD lo, hi;
+      // The last partial vector through padded copies (zeros; ones for alpha).
+      alignas(64) double ab[kMaxLanes], bb[kMaxLanes];
+      const double *a = alpha ? alpha + i : nullptr, *b = beta ? beta + i : nullptr;
+      if (valid == lanes) {
+        load_halves(x + i, lo, hi);
+      } else {
+        T xb[kMaxLanes] = {};
+        std::memcpy(xb, x + i, valid * sizeof(T));
+        load_halves(xb, lo, hi);
+        for (size_t k = 0; k < lanes; ++k) {
+          ab[k] = alpha && k < valid ? alpha[i + k] : 1.0;
+          bb[k] = beta && k < valid ? beta[i + k] : 0.0;
+        }
+        a = alpha ? ab : nullptr, b = beta ? bb : nullptr;
+      }
+      // ((x - center) * mul) * alpha + beta, each step in f64 as the scalar form
+      lo = hn::Mul(hn::Sub(lo, c), m);
+      hi = hn::Mul(hn::Sub(hi, c), m);
+      if (a) lo = hn::Mul(lo, hn::LoadU(dd, a)), hi = hn::Mul(hi, hn::LoadU(dd, a + half));
+      if (b) lo = hn::Add(lo, hn::LoadU(dd, b)), hi = hn::Add(hi, hn::LoadU(dd, b + half));
+      store_rounded(lo, hi, y + i, valid);
+    }
+    return;
+  }
+#endif
+  scalar_scale(x, y, n, center, mul, alpha, beta);
+}
+
+// y = a + b in f32, rounded once to T (add's semantics).
+template <class T>
+void add_typed(const T* a, const T* b, T* y, size_t n) {
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DF d;
+    const size_t lanes = hn::Lanes(d);
+    size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+      Io<T>::store(d, hn::Add(Io<T>::load(d, a + i), Io<T>::load(d, b + i)), y + i);
+    if (i < n) {
+      T ab[kMaxLanes] = {}, bb[kMaxLanes] = {}, yb[kMaxLanes];
+      std::memcpy(ab, a + i, (n - i) * sizeof(T));
+      std::memcpy(bb, b + i, (n - i) * sizeof(T));
+      Io<T>::store(d, hn::Add(Io<T>::load(d, ab), Io<T>::load(d, bb)), yb);
+      std::memcpy(y + i, yb, (n - i) * sizeof(T));
+    }
+    return;
+  }
+#endif
+  for (size_t i = 0; i < n; ++i) y[i] = from_f32<T>(to_f32(a[i]) + to_f32(b[i]));
+}
+
 // ---- the exported kernels (one per entry point of simd.h) ------------------------------
 void WidenKernel(DType half, const uint16_t* x, float* y, size_t n) {
   if (half == DType::BF16) {
@@ -589,6 +771,40 @@ void SoftmaxKernel(DType dt, const void* x, void* y, size_t n, bool log, double*
   }
 }
 
+double MomentKernel(DType dt, const void* x, size_t n, double center, bool square) {
+  switch (dt) {
+    case DType::F32:
+      return moment_typed(static_cast<const float*>(x), n, center, square);
+    case DType::BF16:
+      return moment_typed(static_cast<const bf16*>(x), n, center, square);
+    default:
+      return moment_typed(static_cast<const f16*>(x), n, center, square);
+  }
+}
+
+void ScaleKernel(DType dt, const void* x, void* y, size_t n, double center, double mul, const double* alpha,
+                 const double* beta) {
+  switch (dt) {
+    case DType::F32:
+      return scale_typed(static_cast<const float*>(x), static_cast<float*>(y), n, center, mul, alpha, beta);
+    case DType::BF16:
+      return scale_typed(static_cast<const bf16*>(x), static_cast<bf16*>(y), n, center, mul, alpha, beta);
+    default:
+      return scale_typed(static_cast<const f16*>(x), static_cast<f16*>(y), n, center, mul, alpha, beta);
+  }
+}
+
+void AddKernel(DType dt, const void* a, const void* b, void* y, size_t n) {
+  switch (dt) {
+    case DType::F32:
+      return add_typed(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(y), n);
+    case DType::BF16:
+      return add_typed(static_cast<const bf16*>(a), static_cast<const bf16*>(b), static_cast<bf16*>(y), n);
+    default:
+      return add_typed(static_cast<const f16*>(a), static_cast<const f16*>(b), static_cast<f16*>(y), n);
+  }
+}
+
 }  // namespace wick::cpu::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -602,6 +818,9 @@ HWY_EXPORT(SumKernel);
 HWY_EXPORT(SoftmaxKernel);
 HWY_EXPORT(ExtremeKernel);
 HWY_EXPORT(FindKernel);
+HWY_EXPORT(MomentKernel);
+HWY_EXPORT(ScaleKernel);
+HWY_EXPORT(AddKernel);
 
 void widen(DType half, const uint16_t* x, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(WidenKernel)(half, x, y, n);
@@ -645,6 +864,19 @@ size_t find_run(DType dt, const void* x, size_t n, float v) {
 
 void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch) {
   HWY_DYNAMIC_DISPATCH(SoftmaxKernel)(dt, x, y, n, log, scratch);
+}
+
+double moment_row(DType dt, const void* x, size_t n, double center, bool square) {
+  return HWY_DYNAMIC_DISPATCH(MomentKernel)(dt, x, n, center, square);
+}
+
+void scale_row(DType dt, const void* x, void* y, size_t n, double center, double mul, const double* alpha,
+               const double* beta) {
+  HWY_DYNAMIC_DISPATCH(ScaleKernel)(dt, x, y, n, center, mul, alpha, beta);
+}
+
+void add_row(DType dt, const void* a, const void* b, void* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AddKernel)(dt, a, b, y, n);
 }
 
 }  // namespace wick::cpu::simd

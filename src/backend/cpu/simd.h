@@ -14,6 +14,7 @@
 // - Sums accumulate f16/bf16/f32 in f32, pairwise over blocks (error grows like log n).
 // - Min / max propagate NaN; f16 / bf16 widen to f32 exactly, so their extremes are exact.
 // - Softmax rows compute in f64 (SLEEF's f64 exp), as precise as the float64 reference.
+// - rms_norm / layer_norm rows compute in f64 and round once to the dtype.
 #pragma once
 
 #include <cstddef>
@@ -51,5 +52,15 @@ size_t find_run(DType dt, const void* x, size_t n, float v);
 void softmax_row(DType dt, const void* x, void* y, size_t n, bool log, double* scratch);
 // Doubles of scratch softmax_row needs for a row of n: n rounded up to whole vectors.
 inline size_t softmax_scratch(size_t n) { return (n + 63) / 64 * 64; }
+
+// Rows of rms_norm / layer_norm (f32, f16 or bf16), in f64 as the float64 reference:
+// the sum over n elements of (x - center), or of (x - center)^2 when `square`.
+double moment_row(DType dt, const void* x, size_t n, double center, bool square);
+// y = ((x - center) * mul) * alpha + beta in f64 (alpha, beta: n doubles, or null for
+// none), rounded once to dt (f16 / bf16 through f32 rounded to odd: one rounding).
+void scale_row(DType dt, const void* x, void* y, size_t n, double center, double mul, const double* alpha,
+               const double* beta);
+// y = a + b in f32, rounded once to dt (add's semantics), n elements.
+void add_row(DType dt, const void* a, const void* b, void* y, size_t n);
 
 }  // namespace wick::cpu::simd
