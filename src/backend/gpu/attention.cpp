@@ -125,11 +125,10 @@ StoragePtr attention_decode(const GpuStorage& qs, const Layout& q_l, const GpuSt
   DeviceBuffer part;
   if (n_splits > 1) part = DeviceBuffer(dev, b * h * t * n_splits * (dv + 2) * cs);
   int hi = int(h), ti = int(t), hkvi = int(hkv), si = int(s), di = int(d), dvi = int(dv);
-  // The query rows and the waves' probabilities; with staging, a tile of the keys a
-  // block takes at a time (kThreads, at most the split's): K rows 16 bytes longer each,
-  // and V rows (the kernel).
+  // The query rows and the waves' probabilities; with staging, a tile of the kThreads
+  // keys a block takes at a time: K rows 16 bytes longer each, and V rows (the kernel).
   const size_t kvs = dtype_size(kvt), sm_qp = (ap::kGroup * d + n_waves * wave) * cs;
-  const size_t tile = std::min<size_t>(ap::kThreads, kps) * (d * kvs + 16 + dv * kvs);
+  const size_t tile = ap::kThreads * (d * kvs + 16 + dv * kvs);
   const bool rows16 =
       d * kvs % 16 == 0 && dv * kvs % 16 == 0 && k.s0 * kvs % 16 == 0 && k.s1 * kvs % 16 == 0 &&
       k.s2 * kvs % 16 == 0 && v.s0 * kvs % 16 == 0 && v.s1 * kvs % 16 == 0 && v.s2 * kvs % 16 == 0 &&

@@ -99,7 +99,8 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
   const int bi = int(blockIdx.y) / (g_chunks * hkv);
   const int g0 = gc * G, gn = min(G, g_total - g0);
   const int lane = int(threadIdx.x) % W, wv = int(threadIdx.x) / W, n_waves = int(blockDim.x) / W;
-  const int c0 = lane * E, chunk = min(int(blockDim.x), keys_per_split);  // keys a block takes at a time
+  // Keys a block takes at a time (the staging tile's rows).
+  const int c0 = lane * E, chunk = int(blockDim.x);
 
   // Shared memory: the group's query rows, scaled (G x d), each wave's probabilities
   // (W keys), then (stage) the tile of `chunk` keys: K rows 16 bytes apart more than
