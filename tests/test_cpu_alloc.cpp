@@ -40,6 +40,14 @@ TEST(CpuBlockCache, ReusedBlocksOfNeighbouringSizesKeepTheirOwnValues) {
   }
 }
 
+// Under AddressSanitizer the cache keeps nothing (every block goes back at once, so
+// that the sanitizer sees a use after free): the counts below are then all 0.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kCaching = 0;
+#else
+constexpr size_t kCaching = 1;
+#endif
+
 TEST(CpuBlockCache, AFullCacheEvictsTheBlocksReleasedLongestAgo) {
   // An 8 MiB cache: two 4 MiB blocks fill it; a 2 MiB block released next is kept and
   // the older 4 MiB block goes (6 MiB cached), so the size used last stays cached.
@@ -50,18 +58,18 @@ TEST(CpuBlockCache, AFullCacheEvictsTheBlocksReleasedLongestAgo) {
   const size_t four = size_t(1) << 20, two = size_t(1) << 19;  // f32 elements of 4 and 2 MiB
   auto cached = [] { return memory_stats(Device::cpu()).cached; };
   { Tensor a = Tensor::zeros(Shape{four}), b = Tensor::zeros(Shape{four}); }
-  EXPECT_EQ(cached(), size_t(8) << 20);
+  EXPECT_EQ(cached(), kCaching * (size_t(8) << 20));
   { Tensor c = Tensor::zeros(Shape{two}); }
-  EXPECT_EQ(cached(), size_t(6) << 20);
+  EXPECT_EQ(cached(), kCaching * (size_t(6) << 20));
   {
     Tensor d = Tensor::zeros(Shape{four});  // the 4 MiB block left in the cache
-    EXPECT_EQ(cached(), size_t(2) << 20);
+    EXPECT_EQ(cached(), kCaching * (size_t(2) << 20));
     std::vector<float> v = d.to_vector<float>();
     size_t nonzero = 0;
     for (float x : v) nonzero += x != 0.0f;
     EXPECT_EQ(nonzero, 0u);
   }
-  EXPECT_EQ(cached(), size_t(6) << 20);
+  EXPECT_EQ(cached(), kCaching * (size_t(6) << 20));
   set_options(saved);
 }
 
