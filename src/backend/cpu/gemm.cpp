@@ -63,6 +63,17 @@ std::shared_ptr<const onednn::Primitive> matmul_primitive(DType dt, bool trans_a
   return matmul_primitive(dt, GemmBatch{1, m, n, k, trans_a, lda, 0, trans_b, ldb, 0, ldc, 0});
 }
 
+// C = A B through the matmul primitive p (A, B and C in p's layouts).
+template <class T>
+void run_matmul(const onednn::Primitive& p, const T* a, const T* b, T* c) {
+  auto& e = onednn::engine();
+  onednn::execute(p,
+                  {{DNNL_ARG_SRC, memory(p.src, e, const_cast<T*>(a))},
+                   {DNNL_ARG_WEIGHTS, memory(p.weights, e, const_cast<T*>(b))},
+                   {DNNL_ARG_DST, memory(p.dst, e, c)}},
+                  "matmul");
+}
+
 template <class T>
 void onednn_gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const T* a, size_t lda, const T* b,
                  size_t ldb, T* c, size_t ldc) {
@@ -78,12 +89,7 @@ void onednn_gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const
     throw_error(ErrorKind::UnsupportedDType, "matmul",
                 fmt::format("oneDNN has no {} matmul on this CPU", dtype_name(dt)));
   }
-  auto& e = onednn::engine();
-  onednn::execute(*p,
-                  {{DNNL_ARG_SRC, memory(p->src, e, const_cast<T*>(a))},
-                   {DNNL_ARG_WEIGHTS, memory(p->weights, e, const_cast<T*>(b))},
-                   {DNNL_ARG_DST, memory(p->dst, e, c)}},
-                  "matmul");
+  run_matmul(*p, a, b, c);
 }
 
 template <class T>
@@ -91,12 +97,7 @@ bool onednn_gemm_batched(const GemmBatch& g, const T* a, const T* b, T* c) {
   const DType dt = std::is_same_v<T, float> ? DType::F32 : DType::BF16;
   auto p = matmul_primitive(dt, g);
   if (!p || p->reference) return false;
-  auto& e = onednn::engine();
-  onednn::execute(*p,
-                  {{DNNL_ARG_SRC, memory(p->src, e, const_cast<T*>(a))},
-                   {DNNL_ARG_WEIGHTS, memory(p->weights, e, const_cast<T*>(b))},
-                   {DNNL_ARG_DST, memory(p->dst, e, c)}},
-                  "matmul");
+  run_matmul(*p, a, b, c);
   return true;
 }
 

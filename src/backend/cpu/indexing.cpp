@@ -116,22 +116,22 @@ StoragePtr CpuStorage::index_select(const BackendStorage& ids, const Layout& l, 
   const size_t pf_bytes = std::min(row_bytes, kPrefetchBytes);
   // Output rows (a memcpy each, or zeros for a skipped id) in pieces of about
   // kChunkBytes that the threads take in turn from a shared counter.
+  auto copy_rows = [&](size_t b, size_t e) {
+    for (size_t t = b; t < e; ++t) {
+      if (t + ahead < e) {
+        if (const char* q = src_row(t + ahead))
+          for (size_t off = 0; off < pf_bytes; off += 64) __builtin_prefetch(q + off);
+      }
+      char* o = dst + t * row_bytes;
+      if (const char* s = src_row(t)) {
+        std::memcpy(o, s, row_bytes);
+      } else {
+        std::memset(o, 0, row_bytes);
+      }
+    }
+  };
   cpu::parallel_chunks(bl.left * n_ids, std::max<size_t>(1, kChunkBytes / std::max<size_t>(row_bytes, 1)),
-                       [&](size_t b, size_t e) {
-                         for (size_t t = b; t < e; ++t) {
-                           if (t + ahead < e) {
-                             if (const char* q = src_row(t + ahead))
-                               for (size_t off = 0; off < pf_bytes; off += 64) __builtin_prefetch(q + off);
-                           }
-                           char* o = dst + t * row_bytes;
-                           const char* s = src_row(t);
-                           if (s) {
-                             std::memcpy(o, s, row_bytes);
-                           } else {
-                             std::memset(o, 0, row_bytes);
-                           }
-                         }
-                       });
+                       copy_rows);
   return out;
 }
 
