@@ -85,18 +85,16 @@ void BM_GpuTransposeCopy(benchmark::State& state, DType dt) {
   run_case(state, double(dtype_size(dt)) * 2.0 * kSide * kSide, [&] { return x.t().copy(); });
 }
 
-// The host time of one small eager op: kEager ops on 16 f32 elements between two
-// synchronizations, so the GPU waits on the host and the time per op is the host's
-// (the tensor front end, the backend, the launch). bench/torch_compare.py times
-// PyTorch's ops the same way.
+// One small eager op: kEager ops on 16 f32 elements between two synchronizations, the
+// time per op. It is the host's (the tensor front end, the backend, the launch) where the
+// host is slower than the GPU runs such kernels back to back, else the GPU's.
+// bench/torch_compare.py times PyTorch's ops the same way.
 constexpr int kEager = 1000;
 enum class EagerOp { Add, Exp, Sum, RmsNorm };
-void BM_GpuEagerOp(benchmark::State& state, EagerOp which) {
-  REQUIRE_GPU_BENCH();
-  const Device gpu = Device::gpu(0);
+struct EagerInputs {
   Tensor x = input(DType::F32, -1, 1, 13, Shape{16}), y = input(DType::F32, -1, 1, 14, Shape{16});
   Tensor w = input(DType::F32, 0.5, 1.5, 15, Shape{16});
-  auto op = [&] {
+  Tensor run(EagerOp which) const {
     switch (which) {
       case EagerOp::Add:
         return x.add(y);
@@ -108,16 +106,40 @@ void BM_GpuEagerOp(benchmark::State& state, EagerOp which) {
         return nn::rms_norm(x, w, 1e-5f);
     }
     return x;
-  };
-  Tensor out = op();
+  }
+};
+void BM_GpuEagerOp(benchmark::State& state, EagerOp which) {
+  REQUIRE_GPU_BENCH();
+  const Device gpu = Device::gpu(0);
+  const EagerInputs in;
+  Tensor out = in.run(which);
   synchronize(gpu);
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kEager; ++i) out = op();
+    for (int i = 0; i < kEager; ++i) out = in.run(which);
     synchronize(gpu);
     auto t1 = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / kEager);
   }
+}
+
+// The host's own time for one small eager op: the time to queue kBurst of them after a
+// synchronization, per op (the launches return while the device's queue has room, so
+// the GPU's speed does not enter).
+constexpr int kBurst = 200;
+void BM_GpuEagerQueue(benchmark::State& state, EagerOp which) {
+  REQUIRE_GPU_BENCH();
+  const Device gpu = Device::gpu(0);
+  const EagerInputs in;
+  Tensor out = in.run(which);
+  for (auto _ : state) {
+    synchronize(gpu);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kBurst; ++i) out = in.run(which);
+    auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count() / kBurst);
+  }
+  synchronize(gpu);
 }
 
 #define WICK_GPU_BENCH(fn, ...) \
@@ -139,12 +161,16 @@ WICK_GPU_BENCH(BM_GpuBroadcastAdd, f32, DType::F32);
 WICK_GPU_BENCH(BM_GpuTransposeCopy, f32, DType::F32);
 // A fixed count of batches: the manual time is per op, so a minimum time would ask
 // for that much time per op.
-#define WICK_GPU_EAGER_BENCH(name, op) \
-  BENCHMARK_CAPTURE(BM_GpuEagerOp, name, op)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50)
-WICK_GPU_EAGER_BENCH(add, EagerOp::Add);
-WICK_GPU_EAGER_BENCH(exp, EagerOp::Exp);
-WICK_GPU_EAGER_BENCH(sum, EagerOp::Sum);
-WICK_GPU_EAGER_BENCH(rms_norm, EagerOp::RmsNorm);
+#define WICK_GPU_EAGER_BENCH(fn, name, op) \
+  BENCHMARK_CAPTURE(fn, name, op)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50)
+WICK_GPU_EAGER_BENCH(BM_GpuEagerOp, add, EagerOp::Add);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerOp, exp, EagerOp::Exp);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerOp, sum, EagerOp::Sum);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerOp, rms_norm, EagerOp::RmsNorm);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerQueue, add, EagerOp::Add);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerQueue, exp, EagerOp::Exp);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerQueue, sum, EagerOp::Sum);
+WICK_GPU_EAGER_BENCH(BM_GpuEagerQueue, rms_norm, EagerOp::RmsNorm);
 
 }  // namespace
 }  // namespace wick

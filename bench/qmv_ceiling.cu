@@ -1,13 +1,15 @@
 // The read ceiling behind the batch-1 quantized mat-vec target: how fast
 // one kernel can read a weight of 33 / 48 / 62 MB (Q4_0 / Q6_K / Q8_0 at 14336 x
 // 4096) from HBM, back to back, with calls cycling through copies spanning 256 MB as
-// bench/gpu_quant.cpp does. Also: an empty kernel back to back, and a tiny kernel
-// before each read (what a separate activation-quantize launch costs a call).
+// bench/gpu_quant.cpp does. Also: an empty kernel back to back, the host's time to
+// queue one, and a tiny kernel before each read (what a separate activation-quantize
+// launch costs a call).
 // Standalone (CUDA only, not part of the library): scripts/gpu-check.sh builds it
 // with nvcc on the GPU machine.
 //   nvcc -O3 -arch=sm_90 -o qmv_ceiling bench/qmv_ceiling.cu && ./qmv_ceiling
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -84,6 +86,17 @@ int main() {
   };
   std::printf("GPU SMs %d\n", sms);
   std::printf("empty kernel back to back: %.2f us\n", time([&](int) { tiny<<<1, 32>>>(out); }));
+  {  // the host's time to queue one launch: 200 after a synchronization, the mean of 50
+    double total = 0;
+    for (int r = 0; r < 50; ++r) {
+      CK(cudaDeviceSynchronize());
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 200; ++i) tiny<<<1, 32>>>(out);
+      total += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 200;
+    }
+    CK(cudaDeviceSynchronize());
+    std::printf("empty kernel, the host's time to queue one: %.2f us\n", total / 50);
+  }
   const double sizes[] = {33030144, 48168960, 62390272};  // q4_0, q6_K, q8_0 [14336 x 4096]
   const char* names[] = {"q4_0 33.0 MB", "q6_K 48.2 MB", "q8_0 62.4 MB"};
   for (int s = 0; s < 3; ++s) {

@@ -113,15 +113,19 @@ def elementwise(out_dir):
     peer = re.search(r"torch (\S+?);", text)
     rows, seen = [], set()
     copy = None
-    eager = []
+    eager, queue = [], []
     for c in md_rows(text):
         if not c[0].startswith("BM_") or c[0] in seen:
             continue
         seen.add(c[0])
         wick, torch = num(c[1]), num(c[2])
-        if c[0].startswith("BM_GpuEagerOp/"):  # host time of one small op, microseconds
-            eager.append({"bench": c[0], "case": c[0].split("/")[1] + " [16] f32, host time", "unit": "us",
+        if c[0].startswith("BM_GpuEagerOp/"):  # one small op back to back, microseconds
+            eager.append({"bench": c[0], "case": c[0].split("/")[1] + " [16] f32, back to back", "unit": "us",
                           "wick": wick, "peer": torch, "ratio": num(c[3])})
+            continue
+        if c[0].startswith("BM_GpuEagerQueue/"):  # the host's time to queue one, microseconds
+            queue.append({"bench": c[0], "case": c[0].split("/")[1] + " [16] f32, host time to queue",
+                          "unit": "us", "wick": wick, "peer": torch, "ratio": num(c[3])})
             continue
         if c[0] == "BM_GpuD2DCopy/f32":
             copy = wick
@@ -131,6 +135,8 @@ def elementwise(out_dir):
                                           "unit": "TB/s", "value": copy}, "rows": rows}
     if eager:
         sec["eager_host_time"] = eager
+    if queue:
+        sec["eager_queue_time"] = queue
     return sec, (peer.group(1) if peer else None)
 
 
@@ -204,9 +210,13 @@ def ceiling(path, copy):
                      "ratio_of": "read rate / copy bandwidth (one read-only kernel, back to back)",
                      "two_launches_us": float(two.group(1)) if two else None})
     empty = re.search(r"empty kernel back to back: ([\d.]+) us", text)
+    queue = re.search(r"empty kernel, the host's time to queue one: ([\d.]+) us", text)
     big = re.search(r"read 256 MiB.*?([\d.]+) us ([\d.]+) TB/s", text)
-    return {"rows": rows, "empty_kernel_us": float(empty.group(1)) if empty else None,
-            "read_256mib_tbps": float(big.group(2)) if big else None}
+    out = {"rows": rows, "empty_kernel_us": float(empty.group(1)) if empty else None,
+           "read_256mib_tbps": float(big.group(2)) if big else None}
+    if queue:
+        out["empty_kernel_queue_us"] = float(queue.group(1))
+    return out
 
 
 def gtest_count(path):
@@ -408,10 +418,16 @@ def markdown(rec):
               [[r["case"], f(r["wick"]), f(r["peer"]), f(r["ratio"], 2), pct(r["vs_copy"], 1)] for r in e["rows"]],
               f"2^28 elements; copy = wick's device-to-device f32 copy in this run, {f(e['ceiling']['value'])} TB/s.")
         if e.get("eager_host_time"):
-            table("GPU: host time of one small eager op",
+            table("GPU: one small eager op back to back",
                   ["case", "wick us", "PyTorch us", "wick / PyTorch (time)"],
                   [[r["case"], f(r["wick"], 2), f(r["peer"], 2), f(r["ratio"], 2)] for r in e["eager_host_time"]],
-                  "1000 ops on 16 f32 elements between two synchronizations: the GPU waits on the host.")
+                  "1000 ops on 16 f32 elements between two synchronizations: the time an op of the "
+                  "slower of the host and the GPU running such kernels back to back.")
+        if e.get("eager_queue_time"):
+            table("GPU: the host's time to queue one small eager op",
+                  ["case", "wick us", "PyTorch us", "wick / PyTorch (time)"],
+                  [[r["case"], f(r["wick"], 2), f(r["peer"], 2), f(r["ratio"], 2)] for r in e["eager_queue_time"]],
+                  "200 ops on 16 f32 elements queued after a synchronization, the host's time an op.")
     if "gpu_ops" in s:
         table("GPU ops", ["case", "unit", "wick", "PyTorch", "wick / PyTorch", "wick / copy"],
               [[r["case"], r["unit"], f(r["wick"]), f(r["peer"]), f(r["ratio"], 2), pct(r["vs_copy"], 1)]
@@ -445,7 +461,9 @@ def markdown(rec):
               [[r["case"], f(r["wick"], 2), f(r["read_tbps"]), pct(r["ratio"]), f(r["two_launches_us"], 2)]
                for r in c["rows"]],
               f"bench/qmv_ceiling.cu: one kernel that only reads the weight bytes, back to back; an empty kernel "
-              f"back to back takes {f(c['empty_kernel_us'], 2)} us.")
+              f"back to back takes {f(c['empty_kernel_us'], 2)} us"
+              + (f", and the host's time to queue one {f(c['empty_kernel_queue_us'], 2)} us."
+                 if c.get("empty_kernel_queue_us") is not None else "."))
     if "correctness" in rec:
         c = rec["correctness"]
         rows = [[name, f"{t['passed']} passed, {t['failed']} failed"] for name, t in c["tests"].items()]

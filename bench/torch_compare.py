@@ -10,6 +10,7 @@ WICK_BENCH_JSON is Google Benchmark's --benchmark_out (format json) of
 import argparse
 import re
 import sys
+import time
 
 import torch
 from compare_common import time_op, wick_results
@@ -46,8 +47,8 @@ def cases():
 
 
 def eager_cases():
-    """The host time of one small op (bench/gpu_elementwise.cpp's BM_GpuEagerOp): 16 f32
-    elements, so the GPU waits on the host."""
+    """One small op (bench/gpu_elementwise.cpp's BM_GpuEagerOp and BM_GpuEagerQueue): 16 f32
+    elements."""
     dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(1)
     x = torch.rand(16, device=dev, generator=g) * 2 - 1
@@ -59,6 +60,21 @@ def eager_cases():
         "BM_GpuEagerOp/sum": lambda: x.sum(0),
         "BM_GpuEagerOp/rms_norm": lambda: torch.nn.functional.rms_norm(x, (16,), w, 1e-5),
     }
+
+
+def time_queue(fn, burst=200, trials=50):
+    """The host's time to queue one op: `burst` of them after a synchronization, per op,
+    the mean over `trials` (as BM_GpuEagerQueue)."""
+    fn()
+    total = 0.0
+    for _ in range(trials):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(burst):
+            fn()
+        total += (time.perf_counter() - t0) / burst
+    torch.cuda.synchronize()
+    return total / trials
 
 
 def main():
@@ -93,13 +109,22 @@ def main():
         lines.append(f"| {name} | {w_bw:.3f} | {t_bw:.3f} | {w_bw / t_bw:.2f} | {w_bw / ceiling:.1%} |")
     eager = [(n, fn) for n, fn in eager_cases().items() if not args.cases or re.search(args.cases, n)]
     if eager:
-        lines += ["", "Host time of one small eager op (16 f32 elements, 1000 back to back, microseconds):", "",
+        lines += ["", "One small eager op (16 f32 elements, 1000 back to back, microseconds an op):", "",
                   "| case | wick us | torch us | wick / torch (time) |", "| --- | ---: | ---: | ---: |"]
         for name, fn in eager:
             t_torch = time_op(fn, 1000, trials=7)
             t_wick = wick.get(name)
             w_us = t_wick * 1e6 if t_wick else float("nan")
             lines.append(f"| {name} | {w_us:.2f} | {t_torch * 1e6:.2f} | {w_us / (t_torch * 1e6):.2f} |")
+        lines += ["", "The host's time to queue one small eager op (16 f32 elements, 200 after a "
+                  "synchronization, microseconds an op):", "",
+                  "| case | wick us | torch us | wick / torch (time) |", "| --- | ---: | ---: | ---: |"]
+        for name, fn in eager:
+            qname = name.replace("BM_GpuEagerOp/", "BM_GpuEagerQueue/")
+            t_torch = time_queue(fn)
+            t_wick = wick.get(qname)
+            w_us = t_wick * 1e6 if t_wick else float("nan")
+            lines.append(f"| {qname} | {w_us:.2f} | {t_torch * 1e6:.2f} | {w_us / (t_torch * 1e6):.2f} |")
     text = "\n".join(lines)
     print(text)
     if args.out:

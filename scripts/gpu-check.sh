@@ -189,11 +189,11 @@ bench() {  # filter json-name timeout
 if want bench ops quant; then
   log "benchmarks"
   if want bench; then
-    f='BM_Gpu(D2DCopy|Affine|Exp|Add|Where|Cast|BroadcastAdd|TransposeCopy|EagerOp)/'
+    f='BM_Gpu(D2DCopy|Affine|Exp|Add|Where|Cast|BroadcastAdd|TransposeCopy|EagerOp|EagerQueue)/'
     bench "$f" wick_bench_elementwise.json 120
     log "torch_compare (elementwise, PyTorch in the same run)"
     PYTHONUNBUFFERED=1 timeout 120 python3 bench/torch_compare.py "$OUT/wick_bench_elementwise.json" \
-      --out "$OUT/torch_compare.md" 2>&1 | tail -25 | tee -a "$S"
+      --out "$OUT/torch_compare.md" 2>&1 | tail -33 | tee -a "$S"
   fi
   if want bench ops; then
     f='BM_GpuOps|BM_GpuD2DCopy/f32'
