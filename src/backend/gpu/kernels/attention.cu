@@ -87,6 +87,9 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
                             float scale, int causal, int keys_per_split, int n_splits, int stage, Q* out,
                             compute_t<Q>* part, IndexErrorRecord* err) {
   using C = compute_t<Q>;
+#if defined(WICK_BULK_COPY)
+  wick_grid_launch_dependents();  // a dependent next kernel may start its own reads (see attn_combine)
+#endif
   constexpr int E = kChunk<K>, G = ap::kGroup, V = int(16 / sizeof(K));
   // Heads a wave serves at most: G over the fewest waves a block has (64-lane waves).
   constexpr int kHeads = (G * int(plan::kWideWave) + ap::kThreads - 1) / ap::kThreads;
@@ -267,6 +270,12 @@ __device__ void attn_decode(int h, int t_count, int hkv, int s, const uint32_t* 
 template <class Q>
 __device__ void attn_combine(size_t rows, int dv, int n_splits, const compute_t<Q>* part, Q* out) {
   using C = compute_t<Q>;
+#if defined(WICK_BULK_COPY)
+  // The next kernel, where it is launched dependent (the decode step's attn_output
+  // mat-vec), may launch now: it streams its first weight tiles while this one runs,
+  // and waits for this one's writes before it reads them.
+  wick_grid_launch_dependents();
+#endif
   constexpr int kGroups = ap::kCombineGroups;
   extern __shared__ uint4 attn_smem[];
   C* w = reinterpret_cast<C*>(attn_smem);  // n_splits weights
