@@ -360,6 +360,27 @@ TEST(IndexingErrors, OutOfRangeIdsForEveryOpAndIdsDType) {
   }
 }
 
+// Of several bad ids, the first in row-major order is reported (negative or too large).
+TEST(IndexingErrors, FirstBadIdIsReported) {
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{3, 2});
+  expect_error(
+      [&] {
+        x.index_select(Tensor::from_vector<int64_t>({0, 7, 1, -2, 9}, Shape{5}), 0);
+      },
+      ErrorKind::IndexOutOfRange, {"[index_select]", "index 7 out of range", "size 3"});
+  expect_error(
+      [&] {
+        x.index_select(Tensor::from_vector<int64_t>({2, -2, 7}, Shape{3}), 0);
+      },
+      ErrorKind::IndexOutOfRange, {"[index_select]", "index -2 out of range", "size 3"});
+  // The sentinel (the ids dtype's max) is a skip, not a bad id.
+  expect_error(
+      [&] {
+        x.index_select(Tensor::from_vector<uint32_t>({0xffffffffu, 1, 3}, Shape{3}), 0);
+      },
+      ErrorKind::IndexOutOfRange, {"[index_select]", "index 3 out of range", "size 3"});
+}
+
 TEST(IndexingErrors, InPlaceScatterWritesNothingBeforeThrowing) {
   Tensor x = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
   // The bad id comes last in row-major order, after good ones that would otherwise be written.
