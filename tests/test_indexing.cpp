@@ -279,14 +279,16 @@ TEST(IndexSelect, RowsInPiecesRepeatedOutOfOrderAndSkipped) {
   // Whole rows copied in pieces that the threads take in turn, each row's source
   // prefetched ahead: rows of 3 elements (many rows ahead, the last pieces short),
   // 1000 f16 (2000 bytes) and 3000 f32 (12000 bytes, more than the prefetched part);
-  // ids descending with repeats and sentinels, and a leading dim (left > 1).
+  // ids descending with repeats and sentinels, and a leading dim (left > 1: pieces that
+  // start inside a left index's rows, rows of 2 elements prefetched across left indices).
   struct Case {
     std::vector<size_t> dims;
     size_t dim;
     DType dt;
   };
-  for (const Case& c : {Case{{64, 3}, 0, DType::F32}, Case{{40, 1000}, 0, DType::F16},
-                        Case{{17, 3000}, 0, DType::F32}, Case{{3, 50, 700}, 1, DType::F16}}) {
+  for (const Case& c :
+       {Case{{64, 3}, 0, DType::F32}, Case{{40, 1000}, 0, DType::F16}, Case{{17, 3000}, 0, DType::F32},
+        Case{{3, 50, 700}, 1, DType::F16}, Case{{4, 30, 2}, 1, DType::F32}}) {
     SCOPED_TRACE(std::string(dtype_name(c.dt)) + " dim " + std::to_string(c.dim));
     const size_t n = c.dims[c.dim], count = 2000;
     std::vector<int64_t> sel(count);
