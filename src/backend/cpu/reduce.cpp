@@ -38,9 +38,9 @@ namespace {
 constexpr size_t kChunk = 1 << 14;
 // Elements of work below which a task is not split further across threads.
 constexpr size_t kGrainElems = 1 << 15;
-// Input bytes of the rows path's pieces of rows, taken by the threads from a shared
-// counter (cpu::parallel_chunks), as the mat-vec's: a thread the system slows leaves
-// its rows to the others.
+// Input bytes of the rows path's pieces of rows, taken by the threads through
+// cpu::parallel_chunks (each its own share, then what the others left), as the
+// mat-vec's: a thread the system slows leaves its rows to the others.
 constexpr size_t kRowsChunkBytes = size_t(128) << 10;
 
 template <class T>
