@@ -61,6 +61,20 @@ class Inputs:
     def ids(self, n, hi):  # the index pattern of bench/cpu_ops.cpp
         return self._get(("ids", n, hi), lambda: torch.tensor([(i * 2654435761) % hi for i in range(n)]))
 
+    def rotating(self, *shape, dt="f32", seed=2):
+        """The next of the copies of one randn matrix that together span at least 256 MB, one
+        per call: bench/bench_util.h's copies_for, so that PyTorch reads its mat-vec matrix
+        from DRAM as wick_bench's BM_CpuMatVec does, not partly from a large L3."""
+        def make():
+            w = self.randn(*shape, dt=dt, seed=seed)
+            n = int(256e6 / (w.numel() * w.element_size())) + 1
+            return {"ws": [w] + [w.clone() for _ in range(n - 1)], "next": 0}
+
+        r = self._get(("rotating", shape, dt, seed), make)
+        w = r["ws"][r["next"] % len(r["ws"])]
+        r["next"] += 1
+        return w
+
     def scalar(self, v):
         return self._get(("scalar", v), lambda: torch.tensor(v))
 
@@ -129,11 +143,11 @@ CASES = [
     ("matmul batched 32x[128,64]x[64,128] f32", "BM_CpuMatmulBatched/f32",
      lambda t: t.randn(32, 128, 64, seed=1) @ t.randn(32, 64, 128, seed=2)),
     ("matvec [14336x4096] f32", "BM_CpuMatVec/f32",
-     lambda t: F.linear(t.randn(1, 4096, seed=1), t.randn(14336, 4096, seed=2))),
+     lambda t: F.linear(t.randn(1, 4096, seed=1), t.rotating(14336, 4096))),
     ("matvec [14336x4096] bf16", "BM_CpuMatVec/bf16",
-     lambda t: F.linear(t.randn(1, 4096, dt="bf16", seed=1), t.randn(14336, 4096, dt="bf16", seed=2))),
+     lambda t: F.linear(t.randn(1, 4096, dt="bf16", seed=1), t.rotating(14336, 4096, dt="bf16"))),
     ("matvec [14336x4096] f16", "BM_CpuMatVec/f16",
-     lambda t: F.linear(t.randn(1, 4096, dt="f16", seed=1), t.randn(14336, 4096, dt="f16", seed=2))),
+     lambda t: F.linear(t.randn(1, 4096, dt="f16", seed=1), t.rotating(14336, 4096, dt="f16"))),
     ("conv2d 8x64x64x64, k 128x64x3x3, pad 1, f32", "BM_CpuConv2d/f32",
      lambda t: F.conv2d(t.randn(8, 64, 64, 64, seed=1), t.randn(128, 64, 3, 3, seed=2), padding=1)),
     ("quantized mat-vec q4_0 [14336x4096], f32 x", "BM_CpuQMatVec/q4_0", None),

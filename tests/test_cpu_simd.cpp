@@ -250,6 +250,39 @@ std::vector<uint8_t> as_dtype(DType dt, const std::vector<float>& x, std::vector
   return bytes;
 }
 
+// Column sums added into a non-zero accumulator, rows at a stride past their width,
+// every row count around the passes of four and widths around the vector widths.
+TEST_P(CpuSimd, SumRowsAgainstFloat64) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    for (size_t rows : {0, 1, 2, 3, 4, 5, 7, 8, 9, 64}) {
+      for (size_t n : {1, 3, 8, 15, 16, 17, 31, 33, 100}) {
+        const size_t stride = n + 5;
+        std::vector<float> x(rows * stride);
+        for (float& v : x) v = u(rng);
+        std::vector<double> held;
+        std::vector<uint8_t> bytes = as_dtype(dt, x, held);
+        std::vector<float> acc(n);
+        for (size_t i = 0; i < n; ++i) acc[i] = float(i) - 4.5f;
+        std::vector<double> want(acc.begin(), acc.end()), abs_sum(n, 4.5 + double(n));
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t i = 0; i < n; ++i) {
+            want[i] += held[r * stride + i];
+            abs_sum[i] += std::fabs(held[r * stride + i]);
+          }
+        }
+        simd::sum_rows(dt, bytes.data(), stride, rows, acc.data(), n);
+        for (size_t i = 0; i < n; ++i) {
+          // one f32 rounding per addition: rows + 1 of them at most
+          EXPECT_NEAR(acc[i], want[i], 0x1.0p-24 * double(rows + 1) * abs_sum[i])
+              << dtype_name(dt) << " rows " << rows << " n " << n << " i " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(CpuSimd, ExtremeAndFindOfEveryLengthAgainstDoubleLoops) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-100, 100);

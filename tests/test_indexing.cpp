@@ -279,14 +279,16 @@ TEST(IndexSelect, RowsInPiecesRepeatedOutOfOrderAndSkipped) {
   // Whole rows copied in pieces that the threads take in turn, each row's source
   // prefetched ahead: rows of 3 elements (many rows ahead, the last pieces short),
   // 1000 f16 (2000 bytes) and 3000 f32 (12000 bytes, more than the prefetched part);
-  // ids descending with repeats and sentinels, and a leading dim (left > 1).
+  // ids descending with repeats and sentinels, and a leading dim (left > 1: pieces that
+  // start inside a left index's rows, rows of 2 elements prefetched across left indices).
   struct Case {
     std::vector<size_t> dims;
     size_t dim;
     DType dt;
   };
-  for (const Case& c : {Case{{64, 3}, 0, DType::F32}, Case{{40, 1000}, 0, DType::F16},
-                        Case{{17, 3000}, 0, DType::F32}, Case{{3, 50, 700}, 1, DType::F16}}) {
+  for (const Case& c :
+       {Case{{64, 3}, 0, DType::F32}, Case{{40, 1000}, 0, DType::F16}, Case{{17, 3000}, 0, DType::F32},
+        Case{{3, 50, 700}, 1, DType::F16}, Case{{4, 30, 2}, 1, DType::F32}}) {
     SCOPED_TRACE(std::string(dtype_name(c.dt)) + " dim " + std::to_string(c.dim));
     const size_t n = c.dims[c.dim], count = 2000;
     std::vector<int64_t> sel(count);
@@ -358,6 +360,27 @@ TEST(IndexingErrors, OutOfRangeIdsForEveryOpAndIdsDType) {
                    {"[index_select]", b, "dim 0", "size 2"});
     }
   }
+}
+
+// Of several bad ids, the first in row-major order is reported (negative or too large).
+TEST(IndexingErrors, FirstBadIdIsReported) {
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{3, 2});
+  expect_error(
+      [&] {
+        x.index_select(Tensor::from_vector<int64_t>({0, 7, 1, -2, 9}, Shape{5}), 0);
+      },
+      ErrorKind::IndexOutOfRange, {"[index_select]", "index 7 out of range", "size 3"});
+  expect_error(
+      [&] {
+        x.index_select(Tensor::from_vector<int64_t>({2, -2, 7}, Shape{3}), 0);
+      },
+      ErrorKind::IndexOutOfRange, {"[index_select]", "index -2 out of range", "size 3"});
+  // The sentinel (the ids dtype's max) is a skip, not a bad id.
+  expect_error(
+      [&] {
+        x.index_select(Tensor::from_vector<uint32_t>({0xffffffffu, 1, 3}, Shape{3}), 0);
+      },
+      ErrorKind::IndexOutOfRange, {"[index_select]", "index 3 out of range", "size 3"});
 }
 
 TEST(IndexingErrors, InPlaceScatterWritesNothingBeforeThrowing) {

@@ -282,6 +282,26 @@ TEST(Reduce, WideColumnsMatchReference) {
   }
 }
 
+TEST(Reduce, ColumnSumsOfEveryFloatDTypeMatchReference) {
+  // The column path's vector kernel: row counts that leave 1-3 rows after the passes of four rows
+  // (67 crosses a 64-row block), widths with a partial last vector and past one column block (2048).
+  for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+    for (size_t e : {1, 3, 4, 6, 67}) {
+      for (size_t c : {1, 5, 16, 37, 2100}) {
+        for (size_t a : {1, 2}) {
+          auto v = testing::sample_values(a * e * c, dt, uint32_t(e * 131 + c));
+          Tensor x = make(v, Shape{a, e, c}, dt);
+          auto want = refs::reduce(ReduceOp::Sum, v, {a, e, c}, {1});
+          for (double& w : want) w = round_to(dt, w);  // exact in f32, rounded once to the dtype
+          expect_same(x.sum({1}).to_f64_vector(), want,
+                      std::string(dtype_name(dt)) + " " + std::to_string(a) + "x" + std::to_string(e) + "x" +
+                          std::to_string(c));
+        }
+      }
+    }
+  }
+}
+
 TEST(Reduce, NarrowColumnsSplitByRowsMatchReference) {
   // [e, inner] with a narrow inner: too few column blocks for the threads, so on a multi-core machine the
   // CPU splits the rows into ranges whose states merge in order (ties and a NaN across the ranges).

@@ -1,11 +1,13 @@
 // The CPU backend's thread pool (src/backend/cpu/thread_pool.cpp, through run_parallel
 // and parallel_for in strided.h): every task index runs exactly once per job, the
-// chunks of parallel_for tile [0, n) without overlap, the first exception a task
+// chunks of parallel_for and parallel_chunks tile [0, n) without overlap, a thread
+// that stalls leaves its parallel_chunks share to the others, the first exception a task
 // throws reaches the caller after every task has finished, nested loops and callers
 // on other threads run their tasks serially, and the pool keeps working after each.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -72,6 +74,54 @@ TEST_F(ThreadPool, ParallelForTilesTheRange) {
       }
     }
   }
+}
+
+TEST_F(ThreadPool, ParallelChunksTilesTheRangeInChunks) {
+  for (int nthreads : {1, 2, 5, 8}) {
+    threads(nthreads);
+    for (size_t n : {size_t(1), size_t(7), size_t(64), size_t(1000), size_t(100003)}) {
+      for (size_t chunk : {size_t(0), size_t(1), size_t(3), size_t(16), size_t(4096)}) {
+        std::vector<std::atomic<int>> hits(n);
+        const size_t c = chunk ? chunk : 1;  // a chunk of 0 counts as 1
+        cpu::parallel_chunks(n, chunk, [&](size_t b, size_t e) {
+          // whole chunks (one thread, or a single chunk: all of [0, n) at once)
+          ASSERT_LT(b, e);
+          ASSERT_LE(e, n);
+          ASSERT_EQ(b % c, 0u);
+          ASSERT_TRUE(e % c == 0 || e == n);
+          for (size_t i = b; i < e; ++i) hits[i].fetch_add(1);
+        });
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(hits[i].load(), 1)
+              << "threads " << nthreads << " n " << n << " chunk " << chunk << " i " << i;
+        }
+      }
+    }
+  }
+}
+
+// A thread that stalls leaves the rest of its share to the others: with 4 threads and
+// 400 chunks, the thread holding chunk 0 (the first of share 0, 100 chunks) waits until
+// the others have done every other chunk, its own share's included.
+TEST_F(ThreadPool, ParallelChunksOthersTakeAStalledThreadsShare) {
+  threads(4);
+  const size_t n = 400;
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<size_t> done{0};
+  std::atomic<size_t> done_when_released{0};
+  cpu::parallel_chunks(n, 1, [&](size_t b, size_t) {
+    // Chunk 0 waits until every other chunk is done, or 10 s.
+    if (b == 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (done.load() < n - 1 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      done_when_released.store(done.load());
+    }
+    hits[b].fetch_add(1);
+    done.fetch_add(1);
+  });
+  EXPECT_EQ(done_when_released.load(), n - 1);  // the others did all the rest, not a timeout
+  EXPECT_EQ(done.load(), n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << i;
 }
 
 TEST_F(ThreadPool, ParallelForSumMatchesSerial) {

@@ -19,9 +19,10 @@ namespace {
 
 // Outputs of the axpy form accumulated per pass (f32 in L1: 4 KiB).
 constexpr size_t kAxpyBlock = 1024;
-// Matrix bytes of the dot form's pieces of rows, taken by the threads from a shared
-// counter (cpu::parallel_chunks), as the quantized mat-vec's: a thread the system
-// slows leaves its rows to the others (docs/PERFORMANCE.md).
+// Matrix bytes of the dot form's pieces of rows, taken by the threads through
+// cpu::parallel_chunks (each its own share, then what the others left), as the
+// quantized mat-vec's: a thread the system slows leaves its rows to the others
+// (docs/PERFORMANCE.md).
 constexpr size_t kRowsChunkBytes = size_t(128) << 10;
 
 template <class T>

@@ -42,13 +42,16 @@ std::vector<int64_t> read_ids(const BackendStorage& ids, const Layout& ids_l, si
       v[i] = x == std::numeric_limits<I>::max() ? kSkip : int64_t(x);
     });
   });
-  // Validation runs serially after the parallel read: the first bad index is the one reported.
-  for (int64_t x : v) {
-    if (x != kSkip && (x < 0 || uint64_t(x) >= dim_size)) {
-      throw_error(ErrorKind::IndexOutOfRange, op,
-                  fmt::format("index {} out of range for dim {} of size {} (ids {})", x, dim, dim_size,
-                              dtype_name(s.dtype())));
-    }
+  // Validation runs serially after the parallel read: a pass without an early exit (it
+  // vectorises), then, only if it found one, the first bad index, the one reported.
+  auto bad = [dim_size](int64_t x) { return x != kSkip && uint64_t(x) >= dim_size; };  // x < 0 wraps high
+  bool any_bad = false;
+  for (int64_t x : v) any_bad |= bad(x);
+  if (any_bad) {
+    const int64_t x = *std::find_if(v.begin(), v.end(), bad);
+    throw_error(ErrorKind::IndexOutOfRange, op,
+                fmt::format("index {} out of range for dim {} of size {} (ids {})", x, dim, dim_size,
+                            dtype_name(s.dtype())));
   }
   return v;
 }
@@ -105,8 +108,8 @@ StoragePtr CpuStorage::index_select(const BackendStorage& ids, const Layout& l, 
   const char* src = static_cast<const char*>(contiguous_data(*this, l, keep));
   char* dst = static_cast<char*>(out->raw());
   size_t row_bytes = bl.right * dtype_size(dtype_);
-  auto src_row = [&](size_t t) -> const char* {  // the source of output row t, or null (skipped)
-    const size_t li = t / n_ids, j = t % n_ids;
+  // The source of output row (li, j), or null for a skipped id.
+  auto src_row = [&](size_t li, size_t j) -> const char* {
     return id[j] == kSkip ? nullptr : src + (li * src_dim + size_t(id[j])) * row_bytes;
   };
   // The rows the ids pick lie anywhere in the source: the hardware prefetchers cannot
@@ -114,22 +117,28 @@ StoragePtr CpuStorage::index_select(const BackendStorage& ids, const Layout& l, 
   // kPrefetchBytes of output ahead (docs/PERFORMANCE.md).
   const size_t ahead = std::max<size_t>(1, kPrefetchBytes / std::max<size_t>(row_bytes, 1));
   const size_t pf_bytes = std::min(row_bytes, kPrefetchBytes);
-  // Output rows (a memcpy each, or zeros for a skipped id) in pieces of about
-  // kChunkBytes that the threads take in turn from a shared counter.
+  // Output rows t in [b, e) (a memcpy each, or zeros for a skipped id), t = li * n_ids + j
+  // walked as the pair (li, j), and the pair `ahead` rows on for the prefetch.
   auto copy_rows = [&](size_t b, size_t e) {
+    size_t li = b / n_ids, j = b % n_ids;
+    size_t pl = (b + ahead) / n_ids, pj = (b + ahead) % n_ids;
     for (size_t t = b; t < e; ++t) {
       if (t + ahead < e) {
-        if (const char* q = src_row(t + ahead))
+        if (const char* q = src_row(pl, pj))
           for (size_t off = 0; off < pf_bytes; off += 64) __builtin_prefetch(q + off);
+        if (++pj == n_ids) pj = 0, ++pl;
       }
       char* o = dst + t * row_bytes;
-      if (const char* s = src_row(t)) {
+      if (const char* s = src_row(li, j)) {
         std::memcpy(o, s, row_bytes);
       } else {
         std::memset(o, 0, row_bytes);
       }
+      if (++j == n_ids) j = 0, ++li;
     }
   };
+  // Pieces of about kChunkBytes of output: each thread takes the same pieces at every
+  // call (cpu::parallel_chunks), so a table that fits the cores' caches stays in them.
   cpu::parallel_chunks(bl.left * n_ids, std::max<size_t>(1, kChunkBytes / std::max<size_t>(row_bytes, 1)),
                        copy_rows);
   return out;

@@ -676,6 +676,47 @@ void add_typed(const T* a, const T* b, T* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = from_f32<T>(to_f32(a[i]) + to_f32(b[i]));
 }
 
+// acc[i] += the sum over r < rows of x[r * stride + i], i < n, in f32: four rows a pass
+// (one load and store of acc per four rows), ((r0 + r1) + (r2 + r3)) + acc, then the
+// rows left one at a time.
+template <class T>
+void sum_rows_typed(const T* x, size_t stride, size_t rows, float* acc, size_t n) {
+  size_t r = 0;
+#if WICK_SIMD_VECTOR
+  if constexpr (!std::is_same_v<T, f16> || WICK_SIMD_F16) {
+    const DF d;
+    const size_t lanes = hn::Lanes(d);
+    const size_t nv = n / lanes * lanes;
+    for (; r + 4 <= rows; r += 4) {
+      const T* r0 = x + r * stride;
+      const T *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+      for (size_t i = 0; i < nv; i += lanes) {
+        const VF s = hn::Add(hn::Add(Io<T>::load(d, r0 + i), Io<T>::load(d, r1 + i)),
+                             hn::Add(Io<T>::load(d, r2 + i), Io<T>::load(d, r3 + i)));
+        hn::StoreU(hn::Add(hn::LoadU(d, acc + i), s), d, acc + i);
+      }
+      for (size_t i = nv; i < n; ++i)
+        acc[i] += (to_f32(r0[i]) + to_f32(r1[i])) + (to_f32(r2[i]) + to_f32(r3[i]));
+    }
+    for (; r < rows; ++r) {
+      const T* r0 = x + r * stride;
+      for (size_t i = 0; i < nv; i += lanes)
+        hn::StoreU(hn::Add(hn::LoadU(d, acc + i), Io<T>::load(d, r0 + i)), d, acc + i);
+      for (size_t i = nv; i < n; ++i) acc[i] += to_f32(r0[i]);
+    }
+    return;
+  }
+#endif
+  for (; r + 4 <= rows; r += 4) {
+    const T* r0 = x + r * stride;
+    const T *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+    for (size_t i = 0; i < n; ++i)
+      acc[i] += (to_f32(r0[i]) + to_f32(r1[i])) + (to_f32(r2[i]) + to_f32(r3[i]));
+  }
+  for (; r < rows; ++r)
+    for (size_t i = 0; i < n; ++i) acc[i] += to_f32(x[r * stride + i]);
+}
+
 // ---- the exported kernels (one per entry point of simd.h) ------------------------------
 void WidenKernel(DType half, const uint16_t* x, float* y, size_t n) {
   if (half == DType::BF16) {
@@ -794,6 +835,17 @@ void ScaleKernel(DType dt, const void* x, void* y, size_t n, double center, doub
   }
 }
 
+void SumRowsKernel(DType dt, const void* x, size_t stride, size_t rows, float* acc, size_t n) {
+  switch (dt) {
+    case DType::F32:
+      return sum_rows_typed(static_cast<const float*>(x), stride, rows, acc, n);
+    case DType::BF16:
+      return sum_rows_typed(static_cast<const bf16*>(x), stride, rows, acc, n);
+    default:
+      return sum_rows_typed(static_cast<const f16*>(x), stride, rows, acc, n);
+  }
+}
+
 void AddKernel(DType dt, const void* a, const void* b, void* y, size_t n) {
   switch (dt) {
     case DType::F32:
@@ -815,6 +867,7 @@ HWY_EXPORT(WidenKernel);
 HWY_EXPORT(NarrowKernel);
 HWY_EXPORT(UnaryKernel);
 HWY_EXPORT(SumKernel);
+HWY_EXPORT(SumRowsKernel);
 HWY_EXPORT(SoftmaxKernel);
 HWY_EXPORT(ExtremeKernel);
 HWY_EXPORT(FindKernel);
@@ -853,6 +906,10 @@ void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n) {
 }
 
 float sum_run(DType dt, const void* x, size_t n) { return HWY_DYNAMIC_DISPATCH(SumKernel)(dt, x, n); }
+
+void sum_rows(DType dt, const void* x, size_t stride, size_t rows, float* acc, size_t n) {
+  HWY_DYNAMIC_DISPATCH(SumRowsKernel)(dt, x, stride, rows, acc, n);
+}
 
 float extreme_run(DType dt, const void* x, size_t n, bool is_max) {
   return HWY_DYNAMIC_DISPATCH(ExtremeKernel)(dt, x, n, is_max);

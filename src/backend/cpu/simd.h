@@ -37,6 +37,10 @@ void unary_run(UnaryOp op, DType dt, const void* x, void* y, size_t n);
 
 // Sum of n elements of dt (f32, f16 or bf16) accumulated in f32, pairwise.
 float sum_run(DType dt, const void* x, size_t n);
+// Column sums of `rows` rows of n elements of dt (f32, f16 or bf16), row r at x + r *
+// stride elements, added into acc[0, n) in f32: acc[i] += ((x0 + x1) + (x2 + x3)) for
+// each four rows in order, then the rows left one at a time.
+void sum_rows(DType dt, const void* x, size_t stride, size_t rows, float* acc, size_t n);
 
 // Max (is_max) or min of n > 0 elements of dt (f32, f16 or bf16), exact in f32; NaN
 // when any element is NaN.

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -54,9 +55,13 @@ void parallel_for(size_t n, size_t grain, F&& f) {
       &ctx);
 }
 
-// Runs f(begin, end) over [0, n) in chunks of `chunk` that the pool's threads take in
-// turn from a shared counter, so that a thread the system slows leaves its share to
-// the others (the quantized mat-vec: docs/PERFORMANCE.md).
+// Runs f(begin, end) over [0, n) in chunks of `chunk`. Thread t owns the t-th contiguous
+// share of the chunks and takes them in order from its own counter; a thread done with
+// its share takes the chunks left in the others' (the next thread's first), so that a
+// thread the system slows leaves its rows to the others (the quantized mat-vec:
+// docs/PERFORMANCE.md). When no thread is slowed, every call gives each thread the same
+// rows, which stay in that core's cache from one call to the next (index_select:
+// docs/PERFORMANCE.md).
 template <class F>
 void parallel_chunks(size_t n, size_t chunk, F&& f) {
   if (n == 0) return;
@@ -68,18 +73,30 @@ void parallel_chunks(size_t n, size_t chunk, F&& f) {
     f(size_t(0), n);
     return;
   }
+  struct alignas(64) Share {  // a thread's chunks [next, end), on a cache line of its own
+    std::atomic<size_t> next;
+    size_t end;
+  };
+  std::unique_ptr<Share[]> shares(new Share[size_t(nt)]);
+  for (int t = 0; t < nt; ++t) {
+    shares[size_t(t)].next.store(chunks * size_t(t) / size_t(nt), std::memory_order_relaxed);
+    shares[size_t(t)].end = chunks * size_t(t + 1) / size_t(nt);
+  }
   struct Ctx {
     std::remove_reference_t<F>* f;
-    size_t n, chunk, chunks;
-    std::atomic<size_t> next{0};
-  } ctx{&f, n, chunk, chunks};
+    size_t n, chunk;
+    Share* shares;
+  } ctx{&f, n, chunk, shares.get()};
   run_parallel(
       nt,
-      [](void* p, int, int) {
+      [](void* p, int t, int nt) {
         Ctx& c = *static_cast<Ctx*>(p);
-        for (size_t i; (i = c.next.fetch_add(1, std::memory_order_relaxed)) < c.chunks;) {
-          const size_t b = i * c.chunk;
-          (*c.f)(b, b + c.chunk < c.n ? b + c.chunk : c.n);
+        for (int k = 0; k < nt; ++k) {
+          Share& s = c.shares[(t + k) % nt];
+          for (size_t i; (i = s.next.fetch_add(1, std::memory_order_relaxed)) < s.end;) {
+            const size_t b = i * c.chunk;
+            (*c.f)(b, b + c.chunk < c.n ? b + c.chunk : c.n);
+          }
         }
       },
       &ctx);
