@@ -91,4 +91,13 @@ VecDotFn vec_dot_simd(GgmlType t, cpu::Isa level);
 // one of isa(), else the scalar reference); checks t and n as vec_dot_rows does.
 VecDotFn vec_dot_kernel(GgmlType t, size_t n);
 
+// A type's mat-vec: n_w weight rows of n elements (back to back) against one
+// activation row: out[r] = w_r . act. Each out[r] has the bits of the same level's
+// VecDotFn for row r alone; the rows share the activation's loads and unpacking.
+using MatVecFn = void (*)(size_t n, const void* w, size_t n_w, const void* act, float* out);
+
+// The hand-written mat-vec of type t for instruction-set level `level` (the types and
+// levels of vec_dot_simd), or null.
+MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level);
+
 }  // namespace wick::quant

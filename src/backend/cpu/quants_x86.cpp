@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "backend/common/kquant_scales.h"
 #include "backend/cpu/isa.h"
@@ -347,6 +348,60 @@ WICK_AVX512 void q_0_quad_avx512(size_t nb, const B* x, const BlockQ8_0* y, size
   for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]) + tail[r];
 }
 
+// A thread's scratch space for n objects of T (vector members: 64-byte aligned),
+// kept and grown across calls.
+template <class T>
+T* scratch(size_t n) {
+  static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 64);
+  thread_local std::vector<uint8_t> buf;
+  if (buf.size() < n * sizeof(T) + 64) buf.resize(n * sizeof(T) + 64);
+  const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
+  return reinterpret_cast<T*>((p + 63) & ~uintptr_t(63));
+}
+
+// The activation's side of a step of q_0_quad_avx512 for four Q8_0 blocks: their
+// quants in the four blocks' order (low and high 16 bytes), the offset's dot with them
+// and their scales.
+struct QuadAct {
+  __m512i yl, yh, c;
+  __m128 dy;
+};
+
+// Q4_0 or Q8_0 (B): n_w weight rows (nb blocks each, back to back) against one Q8_0
+// row, each row's arithmetic that of q_0_quad_avx512<B, 1>. The activation's side of
+// every step is built once into `prep` (L1-sized: 208 bytes per 128 elements) and the
+// rows are read one after the other, one sequential stream.
+template <class B>
+WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const BlockQ8_0* y, float* s) {
+  const size_t nq = nb / 4;
+  QuadAct* const pa = scratch<QuadAct>(nq);
+  const __m512i off = _mm512_set1_epi8(kQuadOffset<B>);
+  for (size_t q = 0; q < nq; ++q) {
+    const uint8_t* yq = reinterpret_cast<const uint8_t*>(y[4 * q].qs);
+    QuadAct& p = pa[q];
+    p.yl = four128(yq, sizeof(BlockQ8_0));
+    p.yh = four128(yq + 16, sizeof(BlockQ8_0));
+    p.c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, p.yl), off, p.yh);
+    p.dy = four_scales(y + 4 * q);
+  }
+  const __m512i lane_block = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+  for (size_t r = 0; r < n_w; ++r, x += nb) {
+    __m512 acc = _mm512_setzero_ps();
+    for (size_t q = 0; q < nq; ++q) {
+      __m512i lo, hi;
+      quad_quants(x + 4 * q, lo, hi);
+      const __m512i t =
+          _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, pa[q].yl), hi, pa[q].yh);
+      const __m512 dz = _mm512_permutexvar_ps(
+          lane_block, _mm512_castps128_ps512(_mm_mul_ps(four_scales(x + 4 * q), pa[q].dy)));
+      acc = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(_mm512_sub_epi32(t, pa[q].c)), acc);
+    }
+    float tail = 0;
+    if (4 * nq < nb) q_0_avx512<B, 1>(nb - 4 * nq, x + 4 * nq, y + 4 * nq, nb, &tail);
+    s[r] = _mm512_reduce_add_ps(acc) + tail;
+  }
+}
+
 template <int R>
 WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
   float acc[R];
@@ -438,6 +493,12 @@ void entry(size_t n, const void* w, const void* act, size_t ny, float* s) {
   row_groups<B, A, K4, K1>(n / kBlock, w, act, ny, s);
 }
 
+// A mat-vec kernel of nb blocks a row as a MatVecFn.
+template <class B, class A, void (*K)(size_t, const B*, size_t, const A*, float*), int kBlock>
+void mv_entry(size_t n, const void* w, size_t n_w, const void* act, float* s) {
+  K(n / kBlock, static_cast<const B*>(w), n_w, static_cast<const A*>(act), s);
+}
+
 }  // namespace
 
 VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
@@ -474,9 +535,22 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   return nullptr;
 }
 
+MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
+  if (level != cpu::Isa::Avx512) return nullptr;
+  switch (t) {
+    case GgmlType::Q4_0:
+      return mv_entry<BlockQ4_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ4_0>, kQK4_0>;
+    case GgmlType::Q8_0:
+      return mv_entry<BlockQ8_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ8_0>, kQK8_0>;
+    default:
+      return nullptr;
+  }
+}
+
 #else
 
 VecDot vec_dot_simd(GgmlType, cpu::Isa) { return nullptr; }
+MatVecFn mat_vec_simd(GgmlType, cpu::Isa) { return nullptr; }
 
 #endif  // WICK_X86
 
