@@ -17,6 +17,7 @@
 // not depend on the rows batched with it.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -437,6 +438,84 @@ WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, 
   for (int r = 0; r < R; ++r) s[r] = acc[r];
 }
 
+// The activation's side of a Q4_K super-block for q4_k_mv_avx512: its quants in the
+// order of the weight's nibble vectors (a[2h]: low nibbles of half h, a[2h + 1]: high),
+// the pair sums of its bsums in the upper 8 words of bsp (the lower 8 zero) and d.
+struct K4Act {
+  __m512i a[4];
+  __m256i bsp;
+  float d;
+};
+
+// Q4_K's 8 scales (words 0..7) and 8 mins (words 8..15) of a super-block: ggml's
+// unpacking of the 12-byte packing (scale_min_k4) on 32-bit words.
+WICK_AVX512 inline __m256i k4_scales_mins(const uint8_t* scales) {
+  constexpr uint32_t kmask1 = 0x3f3f3f3f, kmask2 = 0x0f0f0f0f, kmask3 = 0x03030303;
+  uint32_t u[4];
+  std::memcpy(u, scales, 12);
+  u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
+  const uint32_t mins_lo = u[1] & kmask1;
+  u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
+  u[2] = mins_lo;
+  u[0] &= kmask1;
+  return _mm256_cvtepu8_epi16(_mm_setr_epi32(int(u[0]), int(u[1]), int(u[2]), int(u[3])));
+}
+
+// Q4_K: n_w weight rows (nb super-blocks each, back to back) against one Q8_K row. The
+// activation's side is built once into `prep` (K4Act, 320 bytes a super-block); the
+// rows are read one after the other. Per super-block the scale sum and the min sum are
+// reduced together; each row's float arithmetic is the scalar kernel's (k_term_avx2),
+// so the results equal it bit for bit.
+WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const BlockQ8_K* y, float* s) {
+  K4Act* const pa = scratch<K4Act>(nb);
+  for (size_t i = 0; i < nb; ++i) {
+    const int8_t* a = y[i].qs;
+    for (int h = 0; h < 2; ++h) {
+      pa[i].a[2 * h] = pair256(a + 128 * h, a + 128 * h + 64);
+      pa[i].a[2 * h + 1] = pair256(a + 128 * h + 32, a + 128 * h + 96);
+    }
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].bsums));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].bsums + 8));
+    pa[i].bsp = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_hadd_epi16(lo, hi), 1);
+    pa[i].d = y[i].d;
+  }
+  // vector h's 16-bit lanes 0..15 take the scale of sub-block 4h (low) / 4h + 1 (high),
+  // lanes 16..31 that of 4h + 2 / 4h + 3
+  __m512i idx[4];
+  for (int v = 0; v < 4; ++v) {
+    alignas(64) int16_t ix[32];
+    const int h = v / 2, hi = v % 2;
+    for (int l = 0; l < 32; ++l) ix[l] = int16_t(4 * h + hi + (l < 16 ? 0 : 2));
+    idx[v] = _mm512_load_si512(ix);
+  }
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  for (size_t r = 0; r < n_w; ++r, x += nb) {
+    float acc = 0;
+    for (size_t i = 0; i < nb; ++i) {
+      const __m256i scm = k4_scales_mins(x[i].scales);
+      const __m512i sc = _mm512_castsi256_si512(scm);
+      __m512i sum = _mm512_setzero_si512();
+      for (int h = 0; h < 2; ++h) {
+        const __m512i b = _mm512_loadu_si512(x[i].qs + 64 * h);
+        const __m512i lo = _mm512_and_si512(b, m4), hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(lo, pa[i].a[2 * h]),
+                                                      _mm512_permutexvar_epi16(idx[2 * h], sc)));
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(hi, pa[i].a[2 * h + 1]),
+                                                      _mm512_permutexvar_epi16(idx[2 * h + 1], sc)));
+      }
+      // lanes 4..7 of mins: the min sum's partials (the scales meet bsp's zeros)
+      const __m256i mins = _mm256_madd_epi16(scm, pa[i].bsp);
+      const __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
+      const __m256i h1 = _mm256_hadd_epi32(s8, mins);
+      const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(h1), _mm256_extracti128_si256(h1, 1));
+      const __m128i h3 = _mm_hadd_epi32(h2, h2);
+      acc = k_term_avx2(acc, pa[i].d, h2f_avx512(x[i].d), _mm_cvtsi128_si32(h3), h2f_avx512(x[i].dmin),
+                        _mm_extract_epi32(h3, 1));
+    }
+    s[r] = acc;
+  }
+}
+
 // Q6_K half h (128 elements): vector 0 holds elements 0..63 (ql low nibbles of both
 // 32-byte rows, qh bits 0-1 / 2-3), vector 1 elements 64..127 (high nibbles, bits 4-5 / 6-7).
 WICK_AVX512 inline void q6_k_unpack_avx512(const uint8_t* ql, const uint8_t* qh, __m512i q[2]) {
@@ -542,6 +621,8 @@ MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
       return mv_entry<BlockQ4_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ4_0>, kQK4_0>;
     case GgmlType::Q8_0:
       return mv_entry<BlockQ8_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ8_0>, kQK8_0>;
+    case GgmlType::Q4_K:
+      return mv_entry<BlockQ4_K, BlockQ8_K, q4_k_mv_avx512, kQK_K>;
     default:
       return nullptr;
   }
