@@ -4,13 +4,18 @@
 // beside the scalar kernels of quants.cpp / kquants.cpp, which stay the reference and
 // serve every other type and CPU; quant_types.cpp picks by isa() at run time.
 //
-// Arithmetic. Every block's integer sum is exact. The K-quants then apply the scalar
-// kernel's float epilogue per 256-element super-block, in its order and with single
-// scalar instructions (never contracted into an FMA), so they equal the scalar kernel
-// bit for bit. Q4_0 and Q8_0 scale each 32-element block's partial sums in vector
-// lanes and add them up once per row, as ggml does, rather than reducing every block
-// to a scalar: their results differ from the scalar kernel by float reassociation
-// only.
+// Arithmetic. Every block's integer sum is exact. Q6_K (and Q4_K at AVX2) then apply
+// the scalar kernel's float epilogue per 256-element super-block, in its order and
+// with single scalar instructions (never contracted into an FMA), so they equal the
+// scalar kernel bit for bit. Q4_0, Q8_0 and Q4_K at AVX-512 scale each block's partial
+// sums in vector lanes and add them up once per row, as ggml does, rather than
+// reducing every block to a scalar: their results differ from the scalar kernel by
+// float reassociation only (the bounds of test_quant's QuantSimd tests).
+//
+// The batch-1 mat-vec (mat_vec_simd: Q4_0, Q8_0, Q4_K at AVX-512) builds the
+// activation's side of every block once (its quants in the order the kernel reads
+// them, its sums and scales) and then reads the weight rows one after the other; each
+// row's arithmetic is that of the row kernel.
 //
 // One weight row is dotted with R activation rows at once (the weight block unpacked
 // once per R); each row's arithmetic is the same for every R, so a row's result does
@@ -403,116 +408,116 @@ WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const Blo
   }
 }
 
-template <int R>
-WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
-  float acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = 0;
-  const __m512i m4 = _mm512_set1_epi8(0x0F);
-  for (size_t i = 0; i < nb; ++i) {
-    uint8_t sc[8];
-    const __m128i mins16 = k4_scales_avx2(x[i].scales, sc);
-    // vector h holds chunks 2h and 2h + 1: low nibbles are sub-blocks 4h and 4h + 2,
-    // high nibbles 4h + 1 and 4h + 3
-    __m512i lo[2], hi[2], s_lo[2], s_hi[2];
-    for (int h = 0; h < 2; ++h) {
-      const __m512i b = _mm512_loadu_si512(x[i].qs + 64 * h);
-      lo[h] = _mm512_and_si512(b, m4);
-      hi[h] = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
-      s_lo[h] = _mm512_inserti64x4(_mm512_set1_epi16(sc[4 * h]), _mm256_set1_epi16(sc[4 * h + 2]), 1);
-      s_hi[h] = _mm512_inserti64x4(_mm512_set1_epi16(sc[4 * h + 1]), _mm256_set1_epi16(sc[4 * h + 3]), 1);
-    }
-    const float d = h2f_avx512(x[i].d), dmin = h2f_avx512(x[i].dmin);
-    for (int r = 0; r < R; ++r) {
-      const BlockQ8_K& b = y[r * ys + i];
-      __m512i sum = _mm512_setzero_si512();
-      for (int h = 0; h < 2; ++h) {
-        const int8_t* a = b.qs + 128 * h;
-        const __m512i a_lo = pair256(a, a + 64), a_hi = pair256(a + 32, a + 96);
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(lo[h], a_lo), s_lo[h]));
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(hi[h], a_hi), s_hi[h]));
-      }
-      acc[r] =
-          k_term_avx2(acc[r], b.d, d, _mm512_reduce_add_epi32(sum), dmin, k4_min_sum_avx2(b.bsums, mins16));
-    }
-  }
-  for (int r = 0; r < R; ++r) s[r] = acc[r];
-}
-
-// The activation's side of a Q4_K super-block for q4_k_mv_avx512: its quants in the
-// order of the weight's nibble vectors (a[2h]: low nibbles of half h, a[2h + 1]: high),
-// the pair sums of its bsums in the upper 8 words of bsp (the lower 8 zero) and d.
+// The activation's side of a Q4_K super-block (q4_k_block): its quants in the order
+// of the weight's nibble vectors (a[2h]: low nibbles of half h, a[2h + 1]: high), the
+// pair sums of its bsums in the upper 8 words of bsp (the lower 8 zero) and d.
 struct K4Act {
   __m512i a[4];
   __m256i bsp;
   float d;
 };
 
-// Q4_K's 8 scales (words 0..7) and 8 mins (words 8..15) of a super-block: ggml's
-// unpacking of the 12-byte packing (scale_min_k4) on 32-bit words.
-WICK_AVX512 inline __m256i k4_scales_mins(const uint8_t* scales) {
-  constexpr uint32_t kmask1 = 0x3f3f3f3f, kmask2 = 0x0f0f0f0f, kmask3 = 0x03030303;
-  uint32_t u[4];
-  std::memcpy(u, scales, 12);
-  u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
-  const uint32_t mins_lo = u[1] & kmask1;
-  u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
-  u[2] = mins_lo;
-  u[0] &= kmask1;
-  return _mm256_cvtepu8_epi16(_mm_setr_epi32(int(u[0]), int(u[1]), int(u[2]), int(u[3])));
+WICK_AVX512 inline void k4_act(const BlockQ8_K& y, K4Act& p) {
+  for (int h = 0; h < 2; ++h) {
+    p.a[2 * h] = pair256(y.qs + 128 * h, y.qs + 128 * h + 64);
+    p.a[2 * h + 1] = pair256(y.qs + 128 * h + 32, y.qs + 128 * h + 96);
+  }
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums + 8));
+  p.bsp = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_hadd_epi16(lo, hi), 1);
+  p.d = y.d;
 }
 
-// Q4_K: n_w weight rows (nb super-blocks each, back to back) against one Q8_K row. The
-// activation's side is built once into `prep` (K4Act, 320 bytes a super-block); the
-// rows are read one after the other. Per super-block the scale sum and the min sum are
-// reduced together; each row's float arithmetic is the scalar kernel's (k_term_avx2),
-// so the results equal it bit for bit.
+// Q4_K's 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of a super-block: ggml's
+// unpacking of the 12-byte packing (scale_min_k4) on its three 32-bit words u0..u2, in
+// vector lanes: scales 0..3 = u0 & 0x3f.., 4..7 = (u2 & 0x0f..) | (u0 >> 6 & 0x03..) << 4;
+// mins 0..3 = u1 & 0x3f.., 4..7 = (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4. Reads 16
+// bytes at `scales` (the quants follow them in the block).
+WICK_AVX512 inline __m128i k4_scales_mins(const uint8_t* scales) {
+  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(scales));
+  const __m128i a = _mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));  // u0 u2 u1 u2
+  const __m128i b = _mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));  // u0 u0 u1 u1
+  const __m128i even = _mm_and_si128(a, _mm_set1_epi32(0x3f3f3f3f));
+  const __m128i lo4 =
+      _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)), _mm_set1_epi32(0x0f0f0f0f));
+  const __m128i hi2 = _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(b, 6), _mm_set1_epi32(0x03030303)), 4);
+  return _mm_blend_epi32(even, _mm_or_si128(lo4, hi2), 0xA);
+}
+
+// Byte shuffles that widen Q4_K's scales (k4_scales_mins, in every 128-bit lane) to the
+// 16-bit lanes of nibble vector k = 2h + (0 low, 1 high): lanes 0..15 take the scale
+// of sub-block 4h + k % 2, lanes 16..31 that of 4h + k % 2 + 2.
+struct K4Shuffles {
+  __m512i v[4];
+  WICK_AVX512 K4Shuffles() {
+    for (int k = 0; k < 4; ++k) {
+      alignas(64) int8_t ix[64];
+      for (int l = 0; l < 64; ++l)
+        ix[l] = l % 2 ? int8_t(-128) : int8_t(4 * (k / 2) + k % 2 + (l < 32 ? 0 : 2));
+      v[k] = _mm512_load_si512(ix);
+    }
+  }
+};
+
+// One Q4_K super-block against the activation's side p: the scale sums per lane times
+// yd * d into accv, the min sums per lane times yd * dmin into accm; the row's dot is
+// sum(accv) - sum(accm) (q4_k_finish). Every integer sum is exact; the float sums are
+// those of the scalar kernel reassociated (one rounding per block and lane).
+WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512& accv,
+                                   __m256& accm) {
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  const __m128i scm = k4_scales_mins(w.scales);
+  const __m512i sc = _mm512_broadcast_i32x4(scm);
+  __m512i sum = _mm512_setzero_si512();
+  for (int h = 0; h < 2; ++h) {
+    const __m512i b = _mm512_loadu_si512(w.qs + 64 * h);
+    const __m512i lo = _mm512_and_si512(b, m4), hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
+    sum =
+        _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(lo, p.a[2 * h]), _mm512_shuffle_epi8(sc, sh.v[2 * h]));
+    sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(hi, p.a[2 * h + 1]),
+                              _mm512_shuffle_epi8(sc, sh.v[2 * h + 1]));
+  }
+  // lanes 4..7: the min sum's partials (the scales meet bsp's zeros)
+  const __m256i mins = _mm256_madd_epi16(_mm256_cvtepu8_epi16(scm), p.bsp);
+  const __m128 dd =
+      _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(int(w.d | uint32_t(w.dmin) << 16))), _mm_set1_ps(p.d));
+  accv = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), accv);
+  accm = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_cvtepi32_ps(mins), accm);
+}
+
+WICK_AVX512 inline float q4_k_finish(__m512 accv, __m256 accm) {
+  return _mm512_reduce_add_ps(accv) - hsum_f32_avx2(accm);
+}
+
+// Q4_K against R Q8_K rows (the activation's side of each block built per row).
+template <int R>
+WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
+  const K4Shuffles sh;
+  __m512 accv[R];
+  __m256 accm[R];
+  for (int r = 0; r < R; ++r) accv[r] = _mm512_setzero_ps(), accm[r] = _mm256_setzero_ps();
+  for (size_t i = 0; i < nb; ++i) {
+    for (int r = 0; r < R; ++r) {
+      K4Act p;
+      k4_act(y[r * ys + i], p);
+      q4_k_block(x[i], p, sh, accv[r], accm[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = q4_k_finish(accv[r], accm[r]);
+}
+
+// Q4_K: n_w weight rows (nb super-blocks each, back to back) against one Q8_K row, each
+// row's arithmetic that of q4_k_avx512<1>. The activation's side is built once into
+// scratch (320 bytes a super-block); the rows are read one after the other.
 WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const BlockQ8_K* y, float* s) {
   K4Act* const pa = scratch<K4Act>(nb);
-  for (size_t i = 0; i < nb; ++i) {
-    const int8_t* a = y[i].qs;
-    for (int h = 0; h < 2; ++h) {
-      pa[i].a[2 * h] = pair256(a + 128 * h, a + 128 * h + 64);
-      pa[i].a[2 * h + 1] = pair256(a + 128 * h + 32, a + 128 * h + 96);
-    }
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].bsums));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].bsums + 8));
-    pa[i].bsp = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_hadd_epi16(lo, hi), 1);
-    pa[i].d = y[i].d;
-  }
-  // vector h's 16-bit lanes 0..15 take the scale of sub-block 4h (low) / 4h + 1 (high),
-  // lanes 16..31 that of 4h + 2 / 4h + 3
-  __m512i idx[4];
-  for (int v = 0; v < 4; ++v) {
-    alignas(64) int16_t ix[32];
-    const int h = v / 2, hi = v % 2;
-    for (int l = 0; l < 32; ++l) ix[l] = int16_t(4 * h + hi + (l < 16 ? 0 : 2));
-    idx[v] = _mm512_load_si512(ix);
-  }
-  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  for (size_t i = 0; i < nb; ++i) k4_act(y[i], pa[i]);
+  const K4Shuffles sh;
   for (size_t r = 0; r < n_w; ++r, x += nb) {
-    float acc = 0;
-    for (size_t i = 0; i < nb; ++i) {
-      const __m256i scm = k4_scales_mins(x[i].scales);
-      const __m512i sc = _mm512_castsi256_si512(scm);
-      __m512i sum = _mm512_setzero_si512();
-      for (int h = 0; h < 2; ++h) {
-        const __m512i b = _mm512_loadu_si512(x[i].qs + 64 * h);
-        const __m512i lo = _mm512_and_si512(b, m4), hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(lo, pa[i].a[2 * h]),
-                                                      _mm512_permutexvar_epi16(idx[2 * h], sc)));
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(hi, pa[i].a[2 * h + 1]),
-                                                      _mm512_permutexvar_epi16(idx[2 * h + 1], sc)));
-      }
-      // lanes 4..7 of mins: the min sum's partials (the scales meet bsp's zeros)
-      const __m256i mins = _mm256_madd_epi16(scm, pa[i].bsp);
-      const __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
-      const __m256i h1 = _mm256_hadd_epi32(s8, mins);
-      const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(h1), _mm256_extracti128_si256(h1, 1));
-      const __m128i h3 = _mm_hadd_epi32(h2, h2);
-      acc = k_term_avx2(acc, pa[i].d, h2f_avx512(x[i].d), _mm_cvtsi128_si32(h3), h2f_avx512(x[i].dmin),
-                        _mm_extract_epi32(h3, 1));
-    }
-    s[r] = acc;
+    __m512 accv = _mm512_setzero_ps();
+    __m256 accm = _mm256_setzero_ps();
+    for (size_t i = 0; i < nb; ++i) q4_k_block(x[i], pa[i], sh, accv, accm);
+    s[r] = q4_k_finish(accv, accm);
   }
 }
 
