@@ -522,17 +522,17 @@ WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const
 }
 
 // Q6_K half h (128 elements): vector 0 holds elements 0..63 (ql low nibbles of both
-// 32-byte rows, qh bits 0-1 / 2-3), vector 1 elements 64..127 (high nibbles, bits 4-5 / 6-7).
+// 32-byte rows, qh bits 0-1 / 2-3), vector 1 elements 64..127 (high nibbles, bits 4-5 /
+// 6-7). qh is read into both 256-bit halves and shifted by lane (4 / 2 left, 0 / 2 right).
 WICK_AVX512 inline void q6_k_unpack_avx512(const uint8_t* ql, const uint8_t* qh, __m512i q[2]) {
   const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+  const __m512i shl = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+  const __m512i shr = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
   const __m512i l = _mm512_loadu_si512(ql);
-  const __m256i h256 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
-  const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(h256), h256, 1);
-  // the first 32 bytes take qh bits 0-1 (4-5), the next 32 bits 2-3 (6-7)
-  const __m512i h_lo = _mm512_mask_blend_epi64(0xF0, _mm512_slli_epi16(h, 4), _mm512_slli_epi16(h, 2));
-  const __m512i h_hi = _mm512_mask_blend_epi64(0xF0, h, _mm512_srli_epi16(h, 2));
-  q[0] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(h_lo, m30));
-  q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), _mm512_and_si512(h_hi, m30));
+  const __m512i h = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)));
+  q[0] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_sllv_epi16(h, shl), m30));
+  q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4),
+                         _mm512_and_si512(_mm512_srlv_epi16(h, shr), m30));
 }
 
 template <int R>
