@@ -457,25 +457,39 @@ std::vector<uint8_t> weight_row(GgmlType t, size_t n, uint32_t seed, bool raw) {
   return b;
 }
 
-// Sum over the elements of |yd| (|d| sc |q| + |dmin| m) |a| for a Q4_K row against a
-// Q8_K row, in float64: the magnitude of the two integer sums the kernels scale (the
-// scale term and the min term), each of which can exceed sum |w a| where they cancel.
-double q4_k_magnitude(const uint8_t* w, const uint8_t* act, size_t n) {
+// The magnitude of the integer sums the K-quant kernels scale, for a Q4_K or Q6_K row
+// against a Q8_K row, in float64: over the elements, Q4_K: |yd| (|d| sc q + |dmin| m) |a|
+// (the scale term and the min term, each of which can exceed sum |w a| where they
+// cancel); Q6_K: |yd d sc| (q + 32) |a| (q in 0..63 and the bias of 32 summed apart).
+double k_quant_magnitude(GgmlType t, const uint8_t* w, const uint8_t* act, size_t n) {
   double mag = 0;
   for (size_t b = 0; b < n / 256; ++b) {
-    q::BlockQ4_K x;
     q::BlockQ8_K y;
-    std::memcpy(&x, w + b * sizeof(x), sizeof(x));
     std::memcpy(&y, act + b * sizeof(y), sizeof(y));
-    const double d = f16_bits_to_f32(x.d), dmin = f16_bits_to_f32(x.dmin);
-    for (int j = 0; j < 8; ++j) {
-      uint8_t sc, m;
-      q::scale_min_k4(j, x.scales, sc, m);
-      for (int l = 0; l < 32; ++l) {
-        const int e = 32 * j + l;  // chunk e / 64, low nibbles for the first 32
-        const int qv = (x.qs[32 * (e / 64) + e % 32] >> (e % 64 < 32 ? 0 : 4)) & 0xF;
-        mag +=
-            std::fabs(double(y.d)) * (std::fabs(d) * sc * qv + std::fabs(dmin) * m) * std::abs(int(y.qs[e]));
+    const double yd = std::fabs(double(y.d));
+    if (t == GgmlType::Q4_K) {
+      q::BlockQ4_K x;
+      std::memcpy(&x, w + b * sizeof(x), sizeof(x));
+      const double d = std::fabs(f16_bits_to_f32(x.d)), dmin = std::fabs(f16_bits_to_f32(x.dmin));
+      for (int j = 0; j < 8; ++j) {
+        uint8_t sc, m;
+        q::scale_min_k4(j, x.scales, sc, m);
+        for (int l = 0; l < 32; ++l) {
+          const int e = 32 * j + l;  // chunk e / 64 of 32 bytes, low nibbles first
+          const int qv = (x.qs[32 * (e / 64) + e % 32] >> (e % 64 < 32 ? 0 : 4)) & 0xF;
+          mag += yd * (d * sc * qv + dmin * m) * std::abs(int(y.qs[e]));
+        }
+      }
+    } else {
+      q::BlockQ6_K x;
+      std::memcpy(&x, w + b * sizeof(x), sizeof(x));
+      const double d = std::fabs(f16_bits_to_f32(x.d));
+      for (int e = 0; e < 256; ++e) {
+        // half e / 128; group g of 32: ql low (g even) or high nibbles of row g % 2, qh bits 2g
+        const int h = e / 128, g = (e % 128) / 32, l = e % 32;
+        const int lo = (x.ql[64 * h + 32 * (g % 2) + l] >> (g < 2 ? 0 : 4)) & 0xF;
+        const int qv = lo | ((x.qh[32 * h + l] >> (2 * g)) & 3) << 4;
+        mag += yd * d * std::abs(int(x.scales[e / 16])) * (qv + 32) * std::abs(int(y.qs[e]));
       }
     }
   }
@@ -486,14 +500,14 @@ double q4_k_magnitude(const uint8_t* w, const uint8_t* act, size_t n) {
 
 TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
   // 7 activation rows: a group of 4 and 3 single rows; 41 blocks of 32 (an odd count:
-  // the AVX-512 kernels take blocks in pairs) or 3 super-blocks of 256. Q6_K (and Q4_K
-  // at AVX2) equal the scalar kernel bit for bit. Q4_0 and Q8_0 sum their blocks in
+  // the AVX-512 kernels take blocks in pairs) or 3 super-blocks of 256. The AVX2 K-quant
+  // kernels equal the scalar kernel bit for bit. Q4_0 and Q8_0 sum their blocks in
   // another order, within the float reassociation bound (blocks + 8 lanes) * 2^-24 *
-  // sum |w a|. Q4_K at AVX-512 keeps each block's scale and min sums in vector lanes
-  // (one fma a block and lane, then 16 + 8 lanes added up); the scalar kernel rounds
-  // about 4 times a block and once per block into its sum. Both stay within
-  // (blocks + 17) * 2^-24 * M of the exact value, M the magnitude of q4_k_magnitude
-  // (every lane of every integer sum is below 2^24, so its conversion is exact), so
+  // sum |w a|. Q4_K and Q6_K at AVX-512 keep each super-block's integer sums in 16 (and
+  // 8) lanes, each converted exactly or with one rounding, scaled into float lanes by
+  // one fma a block and added up once per row: within (blocks + 18) * 2^-24 * M of the
+  // exact value, M the magnitude of k_quant_magnitude; the scalar kernel rounds about 4
+  // times a block and once per block into its sum, within (blocks + 4) * 2^-24 * M. So
   // they differ by at most (2 * blocks + 32) * 2^-24 * M.
   const size_t ny = 7;
   for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
@@ -523,8 +537,8 @@ TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
           // each row alone gives the same bits as in the batch
           const auto one = dot_rows_at(level, t, n, w.data(), acts.data() + r * arow, 1);
           EXPECT_EQ(bits_of(one[0]), bits_of(got[r])) << what;
-          if (t == GgmlType::Q4_K && level == cpu::Isa::Avx512) {
-            const double mag = q4_k_magnitude(w.data(), acts.data() + r * arow, n);
+          if (k_quant && level == cpu::Isa::Avx512) {
+            const double mag = k_quant_magnitude(t, w.data(), acts.data() + r * arow, n);
             EXPECT_NEAR(got[r], ref[r], double(2 * (n / 256) + 32) * 0x1p-24 * mag) << what;
           } else if (k_quant) {
             EXPECT_EQ(bits_of(got[r]), bits_of(ref[r])) << what << ": " << got[r] << " vs " << ref[r];

@@ -4,18 +4,18 @@
 // beside the scalar kernels of quants.cpp / kquants.cpp, which stay the reference and
 // serve every other type and CPU; quant_types.cpp picks by isa() at run time.
 //
-// Arithmetic. Every block's integer sum is exact. Q6_K (and Q4_K at AVX2) then apply
+// Arithmetic. Every block's integer sum is exact. The AVX2 K-quant kernels then apply
 // the scalar kernel's float epilogue per 256-element super-block, in its order and
 // with single scalar instructions (never contracted into an FMA), so they equal the
-// scalar kernel bit for bit. Q4_0, Q8_0 and Q4_K at AVX-512 scale each block's partial
-// sums in vector lanes and add them up once per row, as ggml does, rather than
-// reducing every block to a scalar: their results differ from the scalar kernel by
-// float reassociation only (the bounds of test_quant's QuantSimd tests).
+// scalar kernel bit for bit. The AVX-512 kernels (and AVX2's Q4_0 and Q8_0) scale each
+// block's partial sums in vector lanes and add them up once per row, as ggml does,
+// rather than reducing every block to a scalar: their results differ from the scalar
+// kernel by float reassociation only (the bounds of test_quant's QuantSimd tests).
 //
-// The batch-1 mat-vec (mat_vec_simd: Q4_0, Q8_0, Q4_K at AVX-512) builds the
-// activation's side of every block once (its quants in the order the kernel reads
-// them, its sums and scales) and then reads the weight rows one after the other; each
-// row's arithmetic is that of the row kernel.
+// The batch-1 mat-vec (mat_vec_simd: the four types at AVX-512) reads the weight rows
+// one after the other, one sequential stream; for Q4_0, Q8_0 and Q4_K it first builds
+// the activation's side of every block once (its quants in the order the kernel reads
+// them, its sums and scales). Each row's arithmetic is that of the row kernel.
 //
 // One weight row is dotted with R activation rows at once (the weight block unpacked
 // once per R); each row's arithmetic is the same for every R, so a row's result does
@@ -535,10 +535,14 @@ WICK_AVX512 inline void q6_k_unpack_avx512(const uint8_t* ql, const uint8_t* qh,
                          _mm512_and_si512(_mm512_srlv_epi16(h, shr), m30));
 }
 
+// Q6_K against R Q8_K rows. Per super-block and row the integer sums stay in 16 lanes
+// (the quants' bias of 32, sum_j scale_j * 32 * bsums_j, taken off the lower 8), which
+// are scaled by yd * d into float lanes (one fma a block) and added up once per row:
+// every integer sum is exact, the float sums are the scalar kernel's reassociated.
 template <int R>
 WICK_AVX512 void q6_k_avx512(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, size_t ys, float* s) {
-  float acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = 0;
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
   // 16-bit lane l of vector v takes the scale of sub-block 4v + l / 8
   __m512i idx[4];
   for (int v = 0; v < 4; ++v) {
@@ -556,18 +560,23 @@ WICK_AVX512 void q6_k_avx512(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, 
     const float d = h2f_avx512(x[i].d);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_K& b = y[r * ys + i];
-      __m512i sum = _mm512_setzero_si512();
+      const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.bsums));
+      __m512i sum = _mm512_zextsi256_si512(_mm256_slli_epi32(_mm256_madd_epi16(bs, sc16), 5));
+      sum = _mm512_sub_epi32(_mm512_setzero_si512(), sum);
       for (int v = 0; v < 4; ++v) {
         const __m512i a = _mm512_loadu_si512(b.qs + 64 * v);
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(q[v], a), scl[v]));
+        sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(q[v], a), scl[v]);
       }
-      const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.bsums));
-      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(bs, sc16), 5);
-      const int isum = _mm512_reduce_add_epi32(sum) - hsum_i32_avx2(bias);
-      acc[r] = k_term_avx2(acc[r], b.d, d, isum);
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(b.d * d), _mm512_cvtepi32_ps(sum), acc[r]);
     }
   }
-  for (int r = 0; r < R; ++r) s[r] = acc[r];
+  for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
+// Q6_K: n_w weight rows against one Q8_K row, one after the other (the activation is
+// read as it is stored).
+WICK_AVX512 void q6_k_mv_avx512(size_t nb, const BlockQ6_K* x, size_t n_w, const BlockQ8_K* y, float* s) {
+  for (size_t r = 0; r < n_w; ++r) q6_k_avx512<1>(nb, x + r * nb, y, nb, s + r);
 }
 
 // One level's kernels, by block size of the type: nb = n / block.
@@ -628,6 +637,8 @@ MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
       return mv_entry<BlockQ8_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ8_0>, kQK8_0>;
     case GgmlType::Q4_K:
       return mv_entry<BlockQ4_K, BlockQ8_K, q4_k_mv_avx512, kQK_K>;
+    case GgmlType::Q6_K:
+      return mv_entry<BlockQ6_K, BlockQ8_K, q6_k_mv_avx512, kQK_K>;
     default:
       return nullptr;
   }
