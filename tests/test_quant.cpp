@@ -592,6 +592,35 @@ TEST(QuantSimd, MatVecMatchesTheRowKernel) {
   }
 }
 
+TEST(QuantSimd, Q8_0QuantizerMatchesTheScalarOne) {
+  // Blocks of normal values at several scales, an all-zero block, a block of
+  // subnormals, and blocks where x / d lands on halves (d = 1: 127 sets amax; roundf
+  // takes halves away from zero) must give the scalar quantizer's bytes.
+  std::vector<float> x;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (float scale : {1.0f, 1e-3f, 1e4f, 3e-38f})
+    for (int j = 0; j < 64; ++j) x.push_back(scale * nd(rng));
+  for (int j = 0; j < 32; ++j) x.push_back(0.0f);
+  for (int j = 0; j < 32; ++j) x.push_back(float(j - 16) * 1e-44f);
+  for (int b = 0; b < 2; ++b) {
+    const float sign = b ? -1.0f : 1.0f;
+    x.push_back(sign * 127.0f);
+    for (int j = 1; j < 32; ++j) x.push_back(sign * (float(j * 4 - 62) + 0.5f));
+  }
+  const size_t n = x.size();
+  ASSERT_EQ(n % 32, 0u);
+  std::vector<uint8_t> want(ggml_row_size(GgmlType::Q8_0, n)), got(want.size());
+  q::quantize_q8_0(x.data(), reinterpret_cast<q::BlockQ8_0*>(want.data()), n);
+  for (cpu::Isa level : simd_levels()) {
+    const q::QuantizeFn f = q::quantize_simd(GgmlType::Q8_0, level);
+    if (!f) continue;
+    std::fill(got.begin(), got.end(), uint8_t(0xAB));
+    f(x.data(), got.data(), n);
+    EXPECT_EQ(got, want) << cpu::isa_name(level);
+  }
+}
+
 TEST(QuantSimd, Q8_0WeightsOfMinus128) {
   // Weights from other quantizers may hold -128 (ggml's own stop at -127): the sign
   // trick of the int8 dot products must keep its magnitude.

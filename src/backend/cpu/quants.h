@@ -91,6 +91,14 @@ VecDotFn vec_dot_simd(GgmlType t, cpu::Isa level);
 // one of isa(), else the scalar reference); checks t and n as vec_dot_rows does.
 VecDotFn vec_dot_kernel(GgmlType t, size_t n);
 
+// A quantizer of n elements (whole blocks) of x into y.
+using QuantizeFn = void (*)(const float* x, void* y, size_t n);
+
+// The hand-written quantizer of type t for instruction-set level `level` (quants_x86.cpp:
+// Q8_0 at Avx512, the batch-1 mat-vec's activation type), or null. It gives the scalar
+// quantizer's bytes exactly.
+QuantizeFn quantize_simd(GgmlType t, cpu::Isa level);
+
 // A type's mat-vec: n_w weight rows of n elements (back to back) against one
 // activation row: out[r] = w_r . act. Each out[r] has the bits of the same level's
 // VecDotFn for row r alone; the rows share the activation's loads and unpacking.

@@ -586,6 +586,35 @@ void entry(size_t n, const void* w, const void* act, size_t ny, float* s) {
   row_groups<B, A, K4, K1>(n / kBlock, w, act, ny, s);
 }
 
+// Q8_0's quantizer (quantize_q8_0) a block at a time: amax, d = amax / 127,
+// id = 1 / d and roundf(x * id) in the same single-precision operations, roundf's
+// halves away from zero by truncation and the exact remainder.
+WICK_AVX512 void quantize_q8_0_avx512(const float* x, void* out, size_t n) {
+  auto* y = static_cast<BlockQ8_0*>(out);
+  const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+  for (size_t i = 0; i < n / kQK8_0; ++i, x += kQK8_0) {
+    const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
+    const float amax =
+        _mm512_reduce_max_ps(_mm512_max_ps(_mm512_and_ps(v0, abs_mask), _mm512_and_ps(v1, abs_mask)));
+    const float d = amax / ((1 << 7) - 1);
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = f2h(d);
+    const __m512 ids = _mm512_set1_ps(id);
+    __m512i q[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m512 v = _mm512_mul_ps(h ? v1 : v0, ids);
+      const __m512 t = _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __mmask16 up = _mm512_cmp_ps_mask(_mm512_and_ps(_mm512_sub_ps(v, t), abs_mask), half, _CMP_GE_OQ);
+      // t + copysign(1, v) where the remainder reaches a half
+      const __m512 r = _mm512_mask_add_ps(t, up, t, _mm512_or_ps(one, _mm512_andnot_ps(abs_mask, v)));
+      q[h] = _mm512_cvttps_epi32(r);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs), _mm512_cvtepi32_epi8(q[0]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16), _mm512_cvtepi32_epi8(q[1]));
+  }
+}
+
 // A mat-vec kernel of nb blocks a row as a MatVecFn.
 template <class B, class A, void (*K)(size_t, const B*, size_t, const A*, float*), int kBlock>
 void mv_entry(size_t n, const void* w, size_t n_w, const void* act, float* s) {
@@ -628,6 +657,10 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   return nullptr;
 }
 
+QuantizeFn quantize_simd(GgmlType t, cpu::Isa level) {
+  return level == cpu::Isa::Avx512 && t == GgmlType::Q8_0 ? quantize_q8_0_avx512 : nullptr;
+}
+
 MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
   if (level != cpu::Isa::Avx512) return nullptr;
   switch (t) {
@@ -647,6 +680,7 @@ MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
 #else
 
 VecDot vec_dot_simd(GgmlType, cpu::Isa) { return nullptr; }
+QuantizeFn quantize_simd(GgmlType, cpu::Isa) { return nullptr; }
 MatVecFn mat_vec_simd(GgmlType, cpu::Isa) { return nullptr; }
 
 #endif  // WICK_X86
