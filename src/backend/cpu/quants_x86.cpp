@@ -303,6 +303,20 @@ WICK_AVX512 inline __m128 four_scales(const BlockQ8_0* p) {
   return _mm_cvtph_ps(_mm512_castsi512_si128(_mm512_permutex2var_epi16(a, idx, b)));
 }
 
+// four_scales, each block's scale in its four lanes of a vector (lanes 4k..4k+3: block
+// k), widened from 16 words picked by one permute.
+WICK_AVX512 inline __m512 four_scales_wide(const BlockQ4_0* p) {
+  const __m512i idx =
+      _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 18, 27, 27, 27, 27));
+  return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p))));
+}
+WICK_AVX512 inline __m512 four_scales_wide(const BlockQ8_0* p) {
+  const __m512i idx =
+      _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 17, 17, 17, 17, 34, 34, 34, 34, 51, 51, 51, 51));
+  const __m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(reinterpret_cast<const uint8_t*>(p) + 64);
+  return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(a, idx, b)));
+}
+
 // The quants of four blocks as unsigned bytes, each block's columns 0..15 in its
 // 16-byte group of lo and 16..31 in hi, and the offset that makes them unsigned: Q4_0's
 // nibbles as they are (offset 8), Q8_0's bytes plus 128 (a flipped top bit).
@@ -370,7 +384,7 @@ T* scratch(size_t n) {
 // and their scales.
 struct QuadAct {
   __m512i yl, yh, c;
-  __m128 dy;
+  __m512 dy;  // four_scales_wide
 };
 
 // Q4_0 or Q8_0 (B): n_w weight rows (nb blocks each, back to back) against one Q8_0
@@ -388,9 +402,8 @@ WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const Blo
     p.yl = four128(yq, sizeof(BlockQ8_0));
     p.yh = four128(yq + 16, sizeof(BlockQ8_0));
     p.c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, p.yl), off, p.yh);
-    p.dy = four_scales(y + 4 * q);
+    p.dy = four_scales_wide(y + 4 * q);
   }
-  const __m512i lane_block = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
   for (size_t r = 0; r < n_w; ++r, x += nb) {
     __m512 acc = _mm512_setzero_ps();
     for (size_t q = 0; q < nq; ++q) {
@@ -398,8 +411,7 @@ WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const Blo
       quad_quants(x + 4 * q, lo, hi);
       const __m512i t =
           _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, pa[q].yl), hi, pa[q].yh);
-      const __m512 dz = _mm512_permutexvar_ps(
-          lane_block, _mm512_castps128_ps512(_mm_mul_ps(four_scales(x + 4 * q), pa[q].dy)));
+      const __m512 dz = _mm512_mul_ps(four_scales_wide(x + 4 * q), pa[q].dy);
       acc = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(_mm512_sub_epi32(t, pa[q].c)), acc);
     }
     float tail = 0;
