@@ -592,32 +592,44 @@ TEST(QuantSimd, MatVecMatchesTheRowKernel) {
   }
 }
 
-TEST(QuantSimd, Q8_0QuantizerMatchesTheScalarOne) {
+TEST(QuantSimd, ActivationQuantizersMatchTheScalarOnes) {
   // Blocks of normal values at several scales, an all-zero block, a block of
-  // subnormals, and blocks where x / d lands on halves (d = 1: 127 sets amax; roundf
-  // takes halves away from zero) must give the scalar quantizer's bytes.
-  std::vector<float> x;
+  // subnormals, and blocks where x * id lands on halves: Q8_0 with d = 1 (127 sets
+  // amax; roundf takes halves away from zero), Q8_K with iscale = 1 (-127 the first
+  // value of largest magnitude, +127 after it within the same 16; halves to even).
+  // Each must give the scalar quantizer's bytes.
   std::mt19937 rng(9);
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  for (float scale : {1.0f, 1e-3f, 1e4f, 3e-38f})
-    for (int j = 0; j < 64; ++j) x.push_back(scale * nd(rng));
-  for (int j = 0; j < 32; ++j) x.push_back(0.0f);
-  for (int j = 0; j < 32; ++j) x.push_back(float(j - 16) * 1e-44f);
-  for (int b = 0; b < 2; ++b) {
-    const float sign = b ? -1.0f : 1.0f;
-    x.push_back(sign * 127.0f);
-    for (int j = 1; j < 32; ++j) x.push_back(sign * (float(j * 4 - 62) + 0.5f));
-  }
-  const size_t n = x.size();
-  ASSERT_EQ(n % 32, 0u);
-  std::vector<uint8_t> want(ggml_row_size(GgmlType::Q8_0, n)), got(want.size());
-  q::quantize_q8_0(x.data(), reinterpret_cast<q::BlockQ8_0*>(want.data()), n);
-  for (cpu::Isa level : simd_levels()) {
-    const q::QuantizeFn f = q::quantize_simd(GgmlType::Q8_0, level);
-    if (!f) continue;
-    std::fill(got.begin(), got.end(), uint8_t(0xAB));
-    f(x.data(), got.data(), n);
-    EXPECT_EQ(got, want) << cpu::isa_name(level);
+  for (GgmlType t : {GgmlType::Q8_0, GgmlType::Q8_K}) {
+    const size_t block = ggml_block_size(t);
+    std::vector<float> x;
+    for (float scale : {1.0f, 1e-3f, 1e4f, 3e-38f})
+      for (size_t j = 0; j < 2 * block; ++j) x.push_back(scale * nd(rng));
+    for (size_t j = 0; j < block; ++j) x.push_back(0.0f);
+    for (size_t j = 0; j < block; ++j) x.push_back(float(int(j % 32) - 16) * 1e-44f);
+    for (int b = 0; b < 2; ++b) {
+      const float sign = b ? -1.0f : 1.0f;
+      const float top = t == GgmlType::Q8_K ? -127.0f : 127.0f;
+      x.push_back(sign * top);
+      for (size_t j = 1; j < block; ++j)
+        x.push_back(sign * (j == 5 ? -top : float(int(j % 32) * 4 - 62) + 0.5f));
+    }
+    const size_t n = x.size();
+    std::vector<uint8_t> want(ggml_row_size(t, n)), got(want.size());
+    for (size_t b = 0; b < n / block; ++b) {
+      const size_t bb = ggml_type_size(t);
+      if (t == GgmlType::Q8_0)
+        q::quantize_q8_0(x.data() + b * block, reinterpret_cast<q::BlockQ8_0*>(want.data() + b * bb), block);
+      else
+        q::quantize_q8_k(x.data() + b * block, reinterpret_cast<q::BlockQ8_K*>(want.data() + b * bb), block);
+    }
+    for (cpu::Isa level : simd_levels()) {
+      const q::QuantizeFn f = q::quantize_simd(t, level);
+      if (!f) continue;
+      std::fill(got.begin(), got.end(), uint8_t(0xAB));
+      f(x.data(), got.data(), n);
+      EXPECT_EQ(got, want) << ggml_type_name(t) << " at " << cpu::isa_name(level);
+    }
   }
 }
 

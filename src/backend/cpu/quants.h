@@ -95,7 +95,7 @@ VecDotFn vec_dot_kernel(GgmlType t, size_t n);
 using QuantizeFn = void (*)(const float* x, void* y, size_t n);
 
 // The hand-written quantizer of type t for instruction-set level `level` (quants_x86.cpp:
-// Q8_0 at Avx512, the batch-1 mat-vec's activation type), or null. It gives the scalar
+// Q8_0 and Q8_K at Avx512, the mat-vec's activation types), or null. It gives the scalar
 // quantizer's bytes exactly.
 QuantizeFn quantize_simd(GgmlType t, cpu::Isa level);
 

@@ -627,6 +627,41 @@ WICK_AVX512 void quantize_q8_0_avx512(const float* x, void* out, size_t n) {
   }
 }
 
+// Q8_K's quantizer (quantize_q8_k) a block at a time: the first element of largest
+// magnitude, iscale = -127 / it, min(127, nearest_int(iscale * x)) (round to nearest
+// even: the conversion's default mode) and the 16 sums of 16.
+WICK_AVX512 void quantize_q8_k_avx512(const float* x, void* out, size_t n) {
+  auto* y = static_cast<BlockQ8_K*>(out);
+  const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+  for (size_t i = 0; i < n / kQK_K; ++i, x += kQK_K) {
+    __m512 m = _mm512_setzero_ps();
+    for (int g = 0; g < 16; ++g) m = _mm512_max_ps(m, _mm512_and_ps(_mm512_loadu_ps(x + 16 * g), abs_mask));
+    const float amax = _mm512_reduce_max_ps(m);
+    if (!amax) {
+      std::memset(&y[i], 0, sizeof(BlockQ8_K));
+      continue;
+    }
+    int first = 0;
+    for (int g = 0; g < 16; ++g) {
+      const __mmask16 k = _mm512_cmp_ps_mask(_mm512_and_ps(_mm512_loadu_ps(x + 16 * g), abs_mask),
+                                             _mm512_set1_ps(amax), _CMP_EQ_OQ);
+      if (k) {
+        first = 16 * g + __builtin_ctz(k);
+        break;
+      }
+    }
+    const float iscale = -127.f / x[first];
+    const __m512 is = _mm512_set1_ps(iscale);
+    for (int g = 0; g < 16; ++g) {
+      const __m512i q = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(is, _mm512_loadu_ps(x + 16 * g))),
+                                         _mm512_set1_epi32(127));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16 * g), _mm512_cvtepi32_epi8(q));
+      y[i].bsums[g] = int16_t(_mm512_reduce_add_epi32(q));
+    }
+    y[i].d = 1 / iscale;
+  }
+}
+
 // A mat-vec kernel of nb blocks a row as a MatVecFn.
 template <class B, class A, void (*K)(size_t, const B*, size_t, const A*, float*), int kBlock>
 void mv_entry(size_t n, const void* w, size_t n_w, const void* act, float* s) {
@@ -670,7 +705,10 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
 }
 
 QuantizeFn quantize_simd(GgmlType t, cpu::Isa level) {
-  return level == cpu::Isa::Avx512 && t == GgmlType::Q8_0 ? quantize_q8_0_avx512 : nullptr;
+  if (level != cpu::Isa::Avx512) return nullptr;
+  if (t == GgmlType::Q8_0) return quantize_q8_0_avx512;
+  if (t == GgmlType::Q8_K) return quantize_q8_k_avx512;
+  return nullptr;
 }
 
 MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
