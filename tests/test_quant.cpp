@@ -576,11 +576,14 @@ TEST(QuantSimd, MatVecMatchesTheRowKernel) {
       std::memcpy(w.data() + r * wrow, row.data(), wrow);
     }
     for (cpu::Isa level : simd_levels()) {
-      const q::MatVecFn mv = q::mat_vec_simd(t, level);
-      if (!mv) continue;
+      const q::MatVec mv = q::mat_vec_simd(t, level);
+      if (!mv.run) continue;
+      std::vector<uint8_t> prep(mv.prep_bytes(n) + 64);
+      uint8_t* const pp = prep.data() + (64 - reinterpret_cast<uintptr_t>(prep.data()) % 64) % 64;
+      mv.prepare(n, act.data(), pp);
       for (size_t rows : {size_t(1), size_t(3), nw}) {
         std::vector<float> got(rows);
-        mv(n, w.data(), rows, act.data(), got.data());
+        mv.run(n, w.data(), rows, act.data(), pp, got.data());
         for (size_t r = 0; r < rows; ++r) {
           float want;
           q::vec_dot_simd(t, level)(n, w.data() + r * wrow, act.data(), 1, &want);

@@ -12,10 +12,11 @@
 // rather than reducing every block to a scalar: their results differ from the scalar
 // kernel by float reassociation only (the bounds of test_quant's QuantSimd tests).
 //
-// The batch-1 mat-vec (mat_vec_simd: the four types at AVX-512) reads the weight rows
-// one after the other, one sequential stream; for Q4_0, Q8_0 and Q4_K it first builds
-// the activation's side of every block once (its quants in the order the kernel reads
-// them, its sums and scales). Each row's arithmetic is that of the row kernel.
+// The batch-1 mat-vec (mat_vec_simd: the four types at AVX-512) builds the
+// activation's side of every block once a call (Q4_0, Q8_0, Q4_K: its quants in the
+// order the kernel reads them, its sums and scales; L1-sized), then reads the weight
+// rows one after the other, one sequential stream a thread. Each row's arithmetic is
+// that of the row kernel.
 //
 // One weight row is dotted with R activation rows at once (the weight block unpacked
 // once per R); each row's arithmetic is the same for every R, so a row's result does
@@ -24,7 +25,6 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <vector>
 
 #include "backend/common/kquant_scales.h"
 #include "backend/cpu/isa.h"
@@ -368,17 +368,6 @@ WICK_AVX512 void q_0_quad_avx512(size_t nb, const B* x, const BlockQ8_0* y, size
   for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]) + tail[r];
 }
 
-// A thread's scratch space for n objects of T (vector members: 64-byte aligned),
-// kept and grown across calls.
-template <class T>
-T* scratch(size_t n) {
-  static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 64);
-  thread_local std::vector<uint8_t> buf;
-  if (buf.size() < n * sizeof(T) + 64) buf.resize(n * sizeof(T) + 64);
-  const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
-  return reinterpret_cast<T*>((p + 63) & ~uintptr_t(63));
-}
-
 // The activation's side of a step of q_0_quad_avx512 for four Q8_0 blocks: their
 // quants in the four blocks' order (low and high 16 bytes), the offset's dot with them
 // and their scales.
@@ -387,16 +376,12 @@ struct QuadAct {
   __m512 dy;  // four_scales_wide
 };
 
-// Q4_0 or Q8_0 (B): n_w weight rows (nb blocks each, back to back) against one Q8_0
-// row, each row's arithmetic that of q_0_quad_avx512<B, 1>. The activation's side of
-// every step is built once into `prep` (L1-sized: 208 bytes per 128 elements) and the
-// rows are read one after the other, one sequential stream.
+// The activation's side of every step of a Q8_0 row (nb blocks): QuadAct for each
+// four blocks, the tail left to the row kernel.
 template <class B>
-WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const BlockQ8_0* y, float* s) {
-  const size_t nq = nb / 4;
-  QuadAct* const pa = scratch<QuadAct>(nq);
+WICK_AVX512 void q_0_quad_prepare(size_t nb, const BlockQ8_0* y, QuadAct* pa) {
   const __m512i off = _mm512_set1_epi8(kQuadOffset<B>);
-  for (size_t q = 0; q < nq; ++q) {
+  for (size_t q = 0; q < nb / 4; ++q) {
     const uint8_t* yq = reinterpret_cast<const uint8_t*>(y[4 * q].qs);
     QuadAct& p = pa[q];
     p.yl = four128(yq, sizeof(BlockQ8_0));
@@ -404,6 +389,15 @@ WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const Blo
     p.c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, p.yl), off, p.yh);
     p.dy = four_scales_wide(y + 4 * q);
   }
+}
+
+// Q4_0 or Q8_0 (B): n_w weight rows (nb blocks each, back to back) against one Q8_0
+// row y and its prepared side pa, each row's arithmetic that of q_0_quad_avx512<B, 1>;
+// the rows are read one after the other, one sequential stream.
+template <class B>
+WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const BlockQ8_0* y, const QuadAct* pa,
+                                    float* s) {
+  const size_t nq = nb / 4;
   for (size_t r = 0; r < n_w; ++r, x += nb) {
     __m512 acc = _mm512_setzero_ps();
     for (size_t q = 0; q < nq; ++q) {
@@ -518,12 +512,15 @@ WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, 
   for (int r = 0; r < R; ++r) s[r] = q4_k_finish(accv[r], accm[r]);
 }
 
-// Q4_K: n_w weight rows (nb super-blocks each, back to back) against one Q8_K row, each
-// row's arithmetic that of q4_k_avx512<1>. The activation's side is built once into
-// scratch (320 bytes a super-block); the rows are read one after the other.
-WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const BlockQ8_K* y, float* s) {
-  K4Act* const pa = scratch<K4Act>(nb);
+WICK_AVX512 void q4_k_prepare(size_t nb, const BlockQ8_K* y, K4Act* pa) {
   for (size_t i = 0; i < nb; ++i) k4_act(y[i], pa[i]);
+}
+
+// Q4_K: n_w weight rows (nb super-blocks each, back to back) against the prepared side
+// pa of one Q8_K row, each row's arithmetic that of q4_k_avx512<1>; the rows are read
+// one after the other.
+WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const BlockQ8_K*, const K4Act* pa,
+                                float* s) {
   const K4Shuffles sh;
   for (size_t r = 0; r < n_w; ++r, x += nb) {
     __m512 accv = _mm512_setzero_ps();
@@ -586,8 +583,11 @@ WICK_AVX512 void q6_k_avx512(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, 
 }
 
 // Q6_K: n_w weight rows against one Q8_K row, one after the other (the activation is
-// read as it is stored).
-WICK_AVX512 void q6_k_mv_avx512(size_t nb, const BlockQ6_K* x, size_t n_w, const BlockQ8_K* y, float* s) {
+// read as it is stored: nothing to prepare).
+struct NoPrep {};
+WICK_AVX512 void q6_k_prepare(size_t, const BlockQ8_K*, NoPrep*) {}
+WICK_AVX512 void q6_k_mv_avx512(size_t nb, const BlockQ6_K* x, size_t n_w, const BlockQ8_K* y, const NoPrep*,
+                                float* s) {
   for (size_t r = 0; r < n_w; ++r) q6_k_avx512<1>(nb, x + r * nb, y, nb, s + r);
 }
 
@@ -662,10 +662,20 @@ WICK_AVX512 void quantize_q8_k_avx512(const float* x, void* out, size_t n) {
   }
 }
 
-// A mat-vec kernel of nb blocks a row as a MatVecFn.
-template <class B, class A, void (*K)(size_t, const B*, size_t, const A*, float*), int kBlock>
-void mv_entry(size_t n, const void* w, size_t n_w, const void* act, float* s) {
-  K(n / kBlock, static_cast<const B*>(w), n_w, static_cast<const A*>(act), s);
+// A mat-vec kernel of nb blocks a row, with its activation side P, as a MatVec.
+template <class B, class A, class P, int kBlock, void (*Prep)(size_t, const A*, P*),
+          void (*Run)(size_t, const B*, size_t, const A*, const P*, float*), size_t kPerPrep>
+MatVec mat_vec_of() {
+  MatVec m;
+  m.prep_bytes = [](size_t n) { return std::is_empty_v<P> ? 0 : n / kBlock / kPerPrep * sizeof(P); };
+  m.prepare = [](size_t n, const void* act, void* prep) {
+    Prep(n / kBlock, static_cast<const A*>(act), static_cast<P*>(prep));
+  };
+  m.run = [](size_t n, const void* w, size_t n_w, const void* act, const void* prep, float* s) {
+    Run(n / kBlock, static_cast<const B*>(w), n_w, static_cast<const A*>(act), static_cast<const P*>(prep),
+        s);
+  };
+  return m;
 }
 
 }  // namespace
@@ -711,19 +721,21 @@ QuantizeFn quantize_simd(GgmlType t, cpu::Isa level) {
   return nullptr;
 }
 
-MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
-  if (level != cpu::Isa::Avx512) return nullptr;
+MatVec mat_vec_simd(GgmlType t, cpu::Isa level) {
+  if (level != cpu::Isa::Avx512) return {};
   switch (t) {
     case GgmlType::Q4_0:
-      return mv_entry<BlockQ4_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ4_0>, kQK4_0>;
+      return mat_vec_of<BlockQ4_0, BlockQ8_0, QuadAct, kQK4_0, q_0_quad_prepare<BlockQ4_0>,
+                        q_0_quad_mv_avx512<BlockQ4_0>, 4>();
     case GgmlType::Q8_0:
-      return mv_entry<BlockQ8_0, BlockQ8_0, q_0_quad_mv_avx512<BlockQ8_0>, kQK8_0>;
+      return mat_vec_of<BlockQ8_0, BlockQ8_0, QuadAct, kQK8_0, q_0_quad_prepare<BlockQ8_0>,
+                        q_0_quad_mv_avx512<BlockQ8_0>, 4>();
     case GgmlType::Q4_K:
-      return mv_entry<BlockQ4_K, BlockQ8_K, q4_k_mv_avx512, kQK_K>;
+      return mat_vec_of<BlockQ4_K, BlockQ8_K, K4Act, kQK_K, q4_k_prepare, q4_k_mv_avx512, 1>();
     case GgmlType::Q6_K:
-      return mv_entry<BlockQ6_K, BlockQ8_K, q6_k_mv_avx512, kQK_K>;
+      return mat_vec_of<BlockQ6_K, BlockQ8_K, NoPrep, kQK_K, q6_k_prepare, q6_k_mv_avx512, 1>();
     default:
-      return nullptr;
+      return {};
   }
 }
 
@@ -731,7 +743,7 @@ MatVecFn mat_vec_simd(GgmlType t, cpu::Isa level) {
 
 VecDot vec_dot_simd(GgmlType, cpu::Isa) { return nullptr; }
 QuantizeFn quantize_simd(GgmlType, cpu::Isa) { return nullptr; }
-MatVecFn mat_vec_simd(GgmlType, cpu::Isa) { return nullptr; }
+MatVec mat_vec_simd(GgmlType, cpu::Isa) { return {}; }
 
 #endif  // WICK_X86
 
