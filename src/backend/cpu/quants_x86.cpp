@@ -655,8 +655,11 @@ WICK_AVX512 void quantize_q8_k_avx512(const float* x, void* out, size_t n) {
     for (int g = 0; g < 16; ++g) {
       const __m512i q = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(is, _mm512_loadu_ps(x + 16 * g))),
                                          _mm512_set1_epi32(127));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16 * g), _mm512_cvtepi32_epi8(q));
-      y[i].bsums[g] = int16_t(_mm512_reduce_add_epi32(q));
+      const __m128i q8 = _mm512_cvtepi32_epi8(q);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16 * g), q8);
+      // summed as the stored bytes: where iscale is infinite (a block of subnormals) the
+      // products convert out of range and only their low bytes are the scalar quantizer's
+      y[i].bsums[g] = int16_t(_mm512_reduce_add_epi32(_mm512_cvtepi8_epi32(q8)));
     }
     y[i].d = 1 / iscale;
   }
