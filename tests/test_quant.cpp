@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/common/kquant_scales.h"
 #include "backend/cpu/isa.h"
 #include "backend/cpu/quants.h"
 #include "base/ggml_blocks.h"
@@ -456,13 +457,58 @@ std::vector<uint8_t> weight_row(GgmlType t, size_t n, uint32_t seed, bool raw) {
   return b;
 }
 
+// The magnitude of the integer sums the K-quant kernels scale, for a Q4_K or Q6_K row
+// against a Q8_K row, in float64: over the elements, Q4_K: |yd| (|d| sc q + |dmin| m) |a|
+// (the scale term and the min term, each of which can exceed sum |w a| where they
+// cancel); Q6_K: |yd d sc| (q + 32) |a| (q in 0..63 and the bias of 32 summed apart).
+double k_quant_magnitude(GgmlType t, const uint8_t* w, const uint8_t* act, size_t n) {
+  double mag = 0;
+  for (size_t b = 0; b < n / 256; ++b) {
+    q::BlockQ8_K y;
+    std::memcpy(&y, act + b * sizeof(y), sizeof(y));
+    const double yd = std::fabs(double(y.d));
+    if (t == GgmlType::Q4_K) {
+      q::BlockQ4_K x;
+      std::memcpy(&x, w + b * sizeof(x), sizeof(x));
+      const double d = std::fabs(f16_bits_to_f32(x.d)), dmin = std::fabs(f16_bits_to_f32(x.dmin));
+      for (int j = 0; j < 8; ++j) {
+        uint8_t sc, m;
+        q::scale_min_k4(j, x.scales, sc, m);
+        for (int l = 0; l < 32; ++l) {
+          const int e = 32 * j + l;  // chunk e / 64 of 32 bytes, low nibbles first
+          const int qv = (x.qs[32 * (e / 64) + e % 32] >> (e % 64 < 32 ? 0 : 4)) & 0xF;
+          mag += yd * (d * sc * qv + dmin * m) * std::abs(int(y.qs[e]));
+        }
+      }
+    } else {
+      q::BlockQ6_K x;
+      std::memcpy(&x, w + b * sizeof(x), sizeof(x));
+      const double d = std::fabs(f16_bits_to_f32(x.d));
+      for (int e = 0; e < 256; ++e) {
+        // half e / 128; group g of 32: ql low (g even) or high nibbles of row g % 2, qh bits 2g
+        const int h = e / 128, g = (e % 128) / 32, l = e % 32;
+        const int lo = (x.ql[64 * h + 32 * (g % 2) + l] >> (g < 2 ? 0 : 4)) & 0xF;
+        const int qv = lo | ((x.qh[32 * h + l] >> (2 * g)) & 3) << 4;
+        mag += yd * d * std::abs(int(x.scales[e / 16])) * (qv + 32) * std::abs(int(y.qs[e]));
+      }
+    }
+  }
+  return mag;
+}
+
 }  // namespace
 
 TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
   // 7 activation rows: a group of 4 and 3 single rows; 41 blocks of 32 (an odd count:
-  // the AVX-512 kernels take blocks in pairs) or 3 super-blocks of 256. The K-quants
-  // equal the scalar kernel bit for bit; Q4_0 and Q8_0 sum their blocks in another
-  // order, within the float reassociation bound (blocks + 8 lanes) * 2^-24 * sum |w a|.
+  // the AVX-512 kernels take blocks in pairs) or 3 super-blocks of 256. The AVX2 K-quant
+  // kernels equal the scalar kernel bit for bit. Q4_0 and Q8_0 sum their blocks in
+  // another order, within the float reassociation bound (blocks + 8 lanes) * 2^-24 *
+  // sum |w a|. Q4_K and Q6_K at AVX-512 keep each super-block's integer sums in 16 (and
+  // 8) lanes, each converted exactly or with one rounding, scaled into float lanes by
+  // one fma a block and added up once per row: within (blocks + 18) * 2^-24 * M of the
+  // exact value, M the magnitude of k_quant_magnitude; the scalar kernel rounds about 4
+  // times a block and once per block into its sum, within (blocks + 4) * 2^-24 * M. So
+  // they differ by at most (2 * blocks + 32) * 2^-24 * M.
   const size_t ny = 7;
   for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
     const bool k_quant = ggml_block_size(t) == 256;
@@ -491,7 +537,10 @@ TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
           // each row alone gives the same bits as in the batch
           const auto one = dot_rows_at(level, t, n, w.data(), acts.data() + r * arow, 1);
           EXPECT_EQ(bits_of(one[0]), bits_of(got[r])) << what;
-          if (k_quant) {
+          if (k_quant && level == cpu::Isa::Avx512) {
+            const double mag = k_quant_magnitude(t, w.data(), acts.data() + r * arow, n);
+            EXPECT_NEAR(got[r], ref[r], double(2 * (n / 256) + 32) * 0x1p-24 * mag) << what;
+          } else if (k_quant) {
             EXPECT_EQ(bits_of(got[r]), bits_of(ref[r])) << what << ": " << got[r] << " vs " << ref[r];
           } else {
             q::dequantize_row(at, acts.data() + r * arow, ad.data(), n);
@@ -501,6 +550,88 @@ TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
           }
         }
       }
+    }
+  }
+}
+
+TEST(QuantSimd, MatVecMatchesTheRowKernel) {
+  // 7 weight rows (quantized and raw in turn) against one activation row: each result
+  // has the bits of the same level's row kernel for that row alone, which the test
+  // above holds to the scalar kernel. 41 blocks of 32 (a tail after the blocks taken
+  // four at a time) or 3 super-blocks of 256.
+  const size_t nw = 7;
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    const size_t n = ggml_block_size(t) == 256 ? 3 * 256 : 41 * 32;
+    const GgmlType at = ggml_vec_dot_type(t);
+    std::vector<uint8_t> act(ggml_row_size(at, n));
+    std::mt19937 rng(5);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float> xv(n);
+    for (auto& v : xv) v = nd(rng);
+    q::quantize_row(at, xv.data(), act.data(), n);
+    const size_t wrow = ggml_row_size(t, n);
+    std::vector<uint8_t> w(nw * wrow);
+    for (size_t r = 0; r < nw; ++r) {
+      const auto row = weight_row(t, n, uint32_t(30 + r), r % 2 == 1);
+      std::memcpy(w.data() + r * wrow, row.data(), wrow);
+    }
+    for (cpu::Isa level : simd_levels()) {
+      const q::MatVec mv = q::mat_vec_simd(t, level);
+      if (!mv.run) continue;
+      std::vector<uint8_t> prep(mv.prep_bytes(n) + 64);
+      uint8_t* const pp = prep.data() + (64 - reinterpret_cast<uintptr_t>(prep.data()) % 64) % 64;
+      mv.prepare(n, act.data(), pp);
+      for (size_t rows : {size_t(1), size_t(3), nw}) {
+        std::vector<float> got(rows);
+        mv.run(n, w.data(), rows, act.data(), pp, got.data());
+        for (size_t r = 0; r < rows; ++r) {
+          float want;
+          q::vec_dot_simd(t, level)(n, w.data() + r * wrow, act.data(), 1, &want);
+          EXPECT_EQ(bits_of(got[r]), bits_of(want))
+              << ggml_type_name(t) << " at " << cpu::isa_name(level) << " row " << r << " of " << rows;
+        }
+      }
+    }
+  }
+}
+
+TEST(QuantSimd, ActivationQuantizersMatchTheScalarOnes) {
+  // Blocks of normal values at several scales, an all-zero block, a block of
+  // subnormals, and blocks where x * id lands on halves: Q8_0 with d = 1 (127 sets
+  // amax; roundf takes halves away from zero), Q8_K with iscale = 1 (-127 the first
+  // value of largest magnitude, +127 after it within the same 16; halves to even).
+  // Each must give the scalar quantizer's bytes.
+  std::mt19937 rng(9);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : {GgmlType::Q8_0, GgmlType::Q8_K}) {
+    const size_t block = ggml_block_size(t);
+    std::vector<float> x;
+    for (float scale : {1.0f, 1e-3f, 1e4f, 3e-38f})
+      for (size_t j = 0; j < 2 * block; ++j) x.push_back(scale * nd(rng));
+    for (size_t j = 0; j < block; ++j) x.push_back(0.0f);
+    for (size_t j = 0; j < block; ++j) x.push_back(float(int(j % 32) - 16) * 1e-44f);
+    for (int b = 0; b < 2; ++b) {
+      const float sign = b ? -1.0f : 1.0f;
+      const float top = t == GgmlType::Q8_K ? -127.0f : 127.0f;
+      x.push_back(sign * top);
+      for (size_t j = 1; j < block; ++j)
+        x.push_back(sign * (j == 5 ? -top : float(int(j % 32) * 4 - 62) + 0.5f));
+    }
+    const size_t n = x.size();
+    std::vector<uint8_t> want(ggml_row_size(t, n)), got(want.size());
+    for (size_t b = 0; b < n / block; ++b) {
+      const size_t bb = ggml_type_size(t);
+      if (t == GgmlType::Q8_0)
+        q::quantize_q8_0(x.data() + b * block, reinterpret_cast<q::BlockQ8_0*>(want.data() + b * bb), block);
+      else
+        q::quantize_q8_k(x.data() + b * block, reinterpret_cast<q::BlockQ8_K*>(want.data() + b * bb), block);
+    }
+    for (cpu::Isa level : simd_levels()) {
+      const q::QuantizeFn f = q::quantize_simd(t, level);
+      if (!f) continue;
+      std::fill(got.begin(), got.end(), uint8_t(0xAB));
+      f(x.data(), got.data(), n);
+      EXPECT_EQ(got, want) << ggml_type_name(t) << " at " << cpu::isa_name(level);
     }
   }
 }

@@ -91,7 +91,9 @@ const RowKernels& kernels(GgmlType t, size_t n, const char* op) {
 namespace quant {
 
 void quantize_row(GgmlType t, const float* x, void* y, size_t n) {
-  kernels(t, n, "quantize").quantize(x, y, n);
+  const RowKernels& k = kernels(t, n, "quantize");
+  const QuantizeFn simd = quantize_simd(t, cpu::isa());
+  (simd ? simd : k.quantize)(x, y, n);
 }
 
 void dequantize_row(GgmlType t, const void* x, float* y, size_t n) {

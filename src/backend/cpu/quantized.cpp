@@ -89,9 +89,20 @@ StoragePtr CpuDevice::qmatmul(GgmlType t, const BackendStorage& w, size_t byte_o
   const uint8_t* wb = bytes_at(w, byte_offset);
   auto out = cpu_alloc(m * n, DType::F32);
   float* o = out->data<float>();
-  const size_t chunk = std::max<size_t>(1, kActChunkBytes / std::max<size_t>(act_row, 1));
   // Weight rows in pieces of about kRowsChunkBytes that the threads take in turn.
   const size_t rows = std::max<size_t>(8, kRowsChunkBytes / std::max<size_t>(w_row, 1));
+  if (const quant::MatVec mv = m == 1 ? quant::mat_vec_simd(t, cpu::isa()) : quant::MatVec{}; mv.run) {
+    // Batch 1: the activation's side prepared once, then each piece's rows against it,
+    // written in place.
+    std::vector<uint8_t> prep(mv.prep_bytes(k) + 64);
+    uint8_t* const pp = prep.data() + (64 - reinterpret_cast<uintptr_t>(prep.data()) % 64) % 64;
+    mv.prepare(k, act.data(), pp);
+    cpu::parallel_chunks(
+        n, rows, [&](size_t b, size_t e) { mv.run(k, wb + b * w_row, e - b, act.data(), pp, o + b); });
+    if (x.dtype() == DType::F32) return out;
+    return out->to_dtype(Layout(Shape{n}), x.dtype());
+  }
+  const size_t chunk = std::max<size_t>(1, kActChunkBytes / std::max<size_t>(act_row, 1));
   cpu::parallel_chunks(n, rows, [&](size_t b, size_t e) {
     std::vector<float> col(std::min(m, chunk));
     for (size_t r0 = 0; r0 < m; r0 += chunk) {

@@ -91,4 +91,27 @@ VecDotFn vec_dot_simd(GgmlType t, cpu::Isa level);
 // one of isa(), else the scalar reference); checks t and n as vec_dot_rows does.
 VecDotFn vec_dot_kernel(GgmlType t, size_t n);
 
+// A quantizer of n elements (whole blocks) of x into y.
+using QuantizeFn = void (*)(const float* x, void* y, size_t n);
+
+// The hand-written quantizer of type t for instruction-set level `level` (quants_x86.cpp:
+// Q8_0 and Q8_K at Avx512, the mat-vec's activation types), or null. It gives the scalar
+// quantizer's bytes exactly.
+QuantizeFn quantize_simd(GgmlType t, cpu::Isa level);
+
+// A type's batch-1 mat-vec: prepare() builds the activation's side of every block of
+// one activation row of n elements once (prep_bytes(n) bytes at a 64-byte aligned
+// prep), then run() takes n_w weight rows (back to back) against it: out[r] = w_r . act,
+// with the bits of the same level's VecDotFn for row r alone. run() reads act and prep
+// only, so threads share them.
+struct MatVec {
+  size_t (*prep_bytes)(size_t n) = nullptr;
+  void (*prepare)(size_t n, const void* act, void* prep) = nullptr;
+  void (*run)(size_t n, const void* w, size_t n_w, const void* act, const void* prep, float* out) = nullptr;
+};
+
+// The hand-written mat-vec of type t for instruction-set level `level` (the four types
+// of vec_dot_simd at Avx512), or one with null members.
+MatVec mat_vec_simd(GgmlType t, cpu::Isa level);
+
 }  // namespace wick::quant

@@ -4,19 +4,26 @@
 // beside the scalar kernels of quants.cpp / kquants.cpp, which stay the reference and
 // serve every other type and CPU; quant_types.cpp picks by isa() at run time.
 //
-// Arithmetic. Every block's integer sum is exact. The K-quants then apply the scalar
-// kernel's float epilogue per 256-element super-block, in its order and with single
-// scalar instructions (never contracted into an FMA), so they equal the scalar kernel
-// bit for bit. Q4_0 and Q8_0 scale each 32-element block's partial sums in vector
-// lanes and add them up once per row, as ggml does, rather than reducing every block
-// to a scalar: their results differ from the scalar kernel by float reassociation
-// only.
+// Arithmetic. Every block's integer sum is exact. The AVX2 K-quant kernels then apply
+// the scalar kernel's float epilogue per 256-element super-block, in its order and
+// with single scalar instructions (never contracted into an FMA), so they equal the
+// scalar kernel bit for bit. The AVX-512 kernels (and AVX2's Q4_0 and Q8_0) scale each
+// block's partial sums in vector lanes and add them up once per row, as ggml does,
+// rather than reducing every block to a scalar: their results differ from the scalar
+// kernel by float reassociation only (the bounds of test_quant's QuantSimd tests).
+//
+// The batch-1 mat-vec (mat_vec_simd: the four types at AVX-512) builds the
+// activation's side of every block once a call (Q4_0, Q8_0, Q4_K: its quants in the
+// order the kernel reads them, its sums and scales; L1-sized), then reads the weight
+// rows one after the other, one sequential stream a thread. Each row's arithmetic is
+// that of the row kernel.
 //
 // One weight row is dotted with R activation rows at once (the weight block unpacked
 // once per R); each row's arithmetic is the same for every R, so a row's result does
 // not depend on the rows batched with it.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "backend/common/kquant_scales.h"
@@ -296,6 +303,20 @@ WICK_AVX512 inline __m128 four_scales(const BlockQ8_0* p) {
   return _mm_cvtph_ps(_mm512_castsi512_si128(_mm512_permutex2var_epi16(a, idx, b)));
 }
 
+// four_scales, each block's scale in its four lanes of a vector (lanes 4k..4k+3: block
+// k), widened from 16 words picked by one permute.
+WICK_AVX512 inline __m512 four_scales_wide(const BlockQ4_0* p) {
+  const __m512i idx =
+      _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 18, 27, 27, 27, 27));
+  return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p))));
+}
+WICK_AVX512 inline __m512 four_scales_wide(const BlockQ8_0* p) {
+  const __m512i idx =
+      _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 17, 17, 17, 17, 34, 34, 34, 34, 51, 51, 51, 51));
+  const __m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(reinterpret_cast<const uint8_t*>(p) + 64);
+  return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(a, idx, b)));
+}
+
 // The quants of four blocks as unsigned bytes, each block's columns 0..15 in its
 // 16-byte group of lo and 16..31 in hi, and the offset that makes them unsigned: Q4_0's
 // nibbles as they are (offset 8), Q8_0's bytes plus 128 (a flipped top bit).
@@ -347,59 +368,190 @@ WICK_AVX512 void q_0_quad_avx512(size_t nb, const B* x, const BlockQ8_0* y, size
   for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]) + tail[r];
 }
 
-template <int R>
-WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
-  float acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = 0;
-  const __m512i m4 = _mm512_set1_epi8(0x0F);
-  for (size_t i = 0; i < nb; ++i) {
-    uint8_t sc[8];
-    const __m128i mins16 = k4_scales_avx2(x[i].scales, sc);
-    // vector h holds chunks 2h and 2h + 1: low nibbles are sub-blocks 4h and 4h + 2,
-    // high nibbles 4h + 1 and 4h + 3
-    __m512i lo[2], hi[2], s_lo[2], s_hi[2];
-    for (int h = 0; h < 2; ++h) {
-      const __m512i b = _mm512_loadu_si512(x[i].qs + 64 * h);
-      lo[h] = _mm512_and_si512(b, m4);
-      hi[h] = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
-      s_lo[h] = _mm512_inserti64x4(_mm512_set1_epi16(sc[4 * h]), _mm256_set1_epi16(sc[4 * h + 2]), 1);
-      s_hi[h] = _mm512_inserti64x4(_mm512_set1_epi16(sc[4 * h + 1]), _mm256_set1_epi16(sc[4 * h + 3]), 1);
+// The activation's side of a step of q_0_quad_avx512 for four Q8_0 blocks: their
+// quants in the four blocks' order (low and high 16 bytes), the offset's dot with them
+// and their scales.
+struct QuadAct {
+  __m512i yl, yh, c;
+  __m512 dy;  // four_scales_wide
+};
+
+// The activation's side of every step of a Q8_0 row (nb blocks): QuadAct for each
+// four blocks, the tail left to the row kernel.
+template <class B>
+WICK_AVX512 void q_0_quad_prepare(size_t nb, const BlockQ8_0* y, QuadAct* pa) {
+  const __m512i off = _mm512_set1_epi8(kQuadOffset<B>);
+  for (size_t q = 0; q < nb / 4; ++q) {
+    const uint8_t* yq = reinterpret_cast<const uint8_t*>(y[4 * q].qs);
+    QuadAct& p = pa[q];
+    p.yl = four128(yq, sizeof(BlockQ8_0));
+    p.yh = four128(yq + 16, sizeof(BlockQ8_0));
+    p.c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, p.yl), off, p.yh);
+    p.dy = four_scales_wide(y + 4 * q);
+  }
+}
+
+// Q4_0 or Q8_0 (B): n_w weight rows (nb blocks each, back to back) against one Q8_0
+// row y and its prepared side pa, each row's arithmetic that of q_0_quad_avx512<B, 1>;
+// the rows are read one after the other, one sequential stream.
+template <class B>
+WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const BlockQ8_0* y, const QuadAct* pa,
+                                    float* s) {
+  const size_t nq = nb / 4;
+  for (size_t r = 0; r < n_w; ++r, x += nb) {
+    __m512 acc = _mm512_setzero_ps();
+    for (size_t q = 0; q < nq; ++q) {
+      __m512i lo, hi;
+      quad_quants(x + 4 * q, lo, hi);
+      const __m512i t =
+          _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, pa[q].yl), hi, pa[q].yh);
+      const __m512 dz = _mm512_mul_ps(four_scales_wide(x + 4 * q), pa[q].dy);
+      acc = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(_mm512_sub_epi32(t, pa[q].c)), acc);
     }
-    const float d = h2f_avx512(x[i].d), dmin = h2f_avx512(x[i].dmin);
-    for (int r = 0; r < R; ++r) {
-      const BlockQ8_K& b = y[r * ys + i];
-      __m512i sum = _mm512_setzero_si512();
-      for (int h = 0; h < 2; ++h) {
-        const int8_t* a = b.qs + 128 * h;
-        const __m512i a_lo = pair256(a, a + 64), a_hi = pair256(a + 32, a + 96);
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(lo[h], a_lo), s_lo[h]));
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(hi[h], a_hi), s_hi[h]));
-      }
-      acc[r] =
-          k_term_avx2(acc[r], b.d, d, _mm512_reduce_add_epi32(sum), dmin, k4_min_sum_avx2(b.bsums, mins16));
+    float tail = 0;
+    if (4 * nq < nb) q_0_avx512<B, 1>(nb - 4 * nq, x + 4 * nq, y + 4 * nq, nb, &tail);
+    s[r] = _mm512_reduce_add_ps(acc) + tail;
+  }
+}
+
+// The activation's side of a Q4_K super-block (q4_k_block): its quants in the order
+// of the weight's nibble vectors (a[2h]: low nibbles of half h, a[2h + 1]: high), the
+// pair sums of its bsums in the upper 8 words of bsp (the lower 8 zero) and d.
+struct K4Act {
+  __m512i a[4];
+  __m256i bsp;
+  float d;
+};
+
+WICK_AVX512 inline void k4_act(const BlockQ8_K& y, K4Act& p) {
+  for (int h = 0; h < 2; ++h) {
+    p.a[2 * h] = pair256(y.qs + 128 * h, y.qs + 128 * h + 64);
+    p.a[2 * h + 1] = pair256(y.qs + 128 * h + 32, y.qs + 128 * h + 96);
+  }
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.bsums + 8));
+  p.bsp = _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_hadd_epi16(lo, hi), 1);
+  p.d = y.d;
+}
+
+// Q4_K's 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of a super-block: ggml's
+// unpacking of the 12-byte packing (scale_min_k4) on its three 32-bit words u0..u2, in
+// vector lanes: scales 0..3 = u0 & 0x3f.., 4..7 = (u2 & 0x0f..) | (u0 >> 6 & 0x03..) << 4;
+// mins 0..3 = u1 & 0x3f.., 4..7 = (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4. Reads 16
+// bytes at `scales` (the quants follow them in the block).
+WICK_AVX512 inline __m128i k4_scales_mins(const uint8_t* scales) {
+  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(scales));
+  const __m128i a = _mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));  // u0 u2 u1 u2
+  const __m128i b = _mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));  // u0 u0 u1 u1
+  const __m128i even = _mm_and_si128(a, _mm_set1_epi32(0x3f3f3f3f));
+  const __m128i lo4 =
+      _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)), _mm_set1_epi32(0x0f0f0f0f));
+  const __m128i hi2 = _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(b, 6), _mm_set1_epi32(0x03030303)), 4);
+  return _mm_blend_epi32(even, _mm_or_si128(lo4, hi2), 0xA);
+}
+
+// Byte shuffles that widen Q4_K's scales (k4_scales_mins, in every 128-bit lane) to the
+// 16-bit lanes of nibble vector k = 2h + (0 low, 1 high): lanes 0..15 take the scale
+// of sub-block 4h + k % 2, lanes 16..31 that of 4h + k % 2 + 2.
+struct K4Shuffles {
+  __m512i v[4];
+  WICK_AVX512 K4Shuffles() {
+    for (int k = 0; k < 4; ++k) {
+      alignas(64) int8_t ix[64];
+      for (int l = 0; l < 64; ++l)
+        ix[l] = l % 2 ? int8_t(-128) : int8_t(4 * (k / 2) + k % 2 + (l < 32 ? 0 : 2));
+      v[k] = _mm512_load_si512(ix);
     }
   }
-  for (int r = 0; r < R; ++r) s[r] = acc[r];
+};
+
+// One Q4_K super-block against the activation's side p: the scale sums per lane times
+// yd * d into accv, the min sums per lane times yd * dmin into accm; the row's dot is
+// sum(accv) - sum(accm) (q4_k_finish). Every integer sum is exact; the float sums are
+// those of the scalar kernel reassociated (one rounding per block and lane).
+WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512& accv,
+                                   __m256& accm) {
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  const __m128i scm = k4_scales_mins(w.scales);
+  const __m512i sc = _mm512_broadcast_i32x4(scm);
+  __m512i sum = _mm512_setzero_si512();
+  for (int h = 0; h < 2; ++h) {
+    const __m512i b = _mm512_loadu_si512(w.qs + 64 * h);
+    const __m512i lo = _mm512_and_si512(b, m4), hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), m4);
+    sum =
+        _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(lo, p.a[2 * h]), _mm512_shuffle_epi8(sc, sh.v[2 * h]));
+    sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(hi, p.a[2 * h + 1]),
+                              _mm512_shuffle_epi8(sc, sh.v[2 * h + 1]));
+  }
+  // lanes 4..7: the min sum's partials (the scales meet bsp's zeros)
+  const __m256i mins = _mm256_madd_epi16(_mm256_cvtepu8_epi16(scm), p.bsp);
+  const __m128 dd =
+      _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(int(w.d | uint32_t(w.dmin) << 16))), _mm_set1_ps(p.d));
+  accv = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), accv);
+  accm = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_cvtepi32_ps(mins), accm);
+}
+
+WICK_AVX512 inline float q4_k_finish(__m512 accv, __m256 accm) {
+  return _mm512_reduce_add_ps(accv) - hsum_f32_avx2(accm);
+}
+
+// Q4_K against R Q8_K rows (the activation's side of each block built per row).
+template <int R>
+WICK_AVX512 void q4_k_avx512(size_t nb, const BlockQ4_K* x, const BlockQ8_K* y, size_t ys, float* s) {
+  const K4Shuffles sh;
+  __m512 accv[R];
+  __m256 accm[R];
+  for (int r = 0; r < R; ++r) accv[r] = _mm512_setzero_ps(), accm[r] = _mm256_setzero_ps();
+  for (size_t i = 0; i < nb; ++i) {
+    for (int r = 0; r < R; ++r) {
+      K4Act p;
+      k4_act(y[r * ys + i], p);
+      q4_k_block(x[i], p, sh, accv[r], accm[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) s[r] = q4_k_finish(accv[r], accm[r]);
+}
+
+WICK_AVX512 void q4_k_prepare(size_t nb, const BlockQ8_K* y, K4Act* pa) {
+  for (size_t i = 0; i < nb; ++i) k4_act(y[i], pa[i]);
+}
+
+// Q4_K: n_w weight rows (nb super-blocks each, back to back) against the prepared side
+// pa of one Q8_K row, each row's arithmetic that of q4_k_avx512<1>; the rows are read
+// one after the other.
+WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const BlockQ8_K*, const K4Act* pa,
+                                float* s) {
+  const K4Shuffles sh;
+  for (size_t r = 0; r < n_w; ++r, x += nb) {
+    __m512 accv = _mm512_setzero_ps();
+    __m256 accm = _mm256_setzero_ps();
+    for (size_t i = 0; i < nb; ++i) q4_k_block(x[i], pa[i], sh, accv, accm);
+    s[r] = q4_k_finish(accv, accm);
+  }
 }
 
 // Q6_K half h (128 elements): vector 0 holds elements 0..63 (ql low nibbles of both
-// 32-byte rows, qh bits 0-1 / 2-3), vector 1 elements 64..127 (high nibbles, bits 4-5 / 6-7).
+// 32-byte rows, qh bits 0-1 / 2-3), vector 1 elements 64..127 (high nibbles, bits 4-5 /
+// 6-7). qh is read into both 256-bit halves and shifted by lane (4 / 2 left, 0 / 2 right).
 WICK_AVX512 inline void q6_k_unpack_avx512(const uint8_t* ql, const uint8_t* qh, __m512i q[2]) {
   const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+  const __m512i shl = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+  const __m512i shr = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
   const __m512i l = _mm512_loadu_si512(ql);
-  const __m256i h256 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh));
-  const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(h256), h256, 1);
-  // the first 32 bytes take qh bits 0-1 (4-5), the next 32 bits 2-3 (6-7)
-  const __m512i h_lo = _mm512_mask_blend_epi64(0xF0, _mm512_slli_epi16(h, 4), _mm512_slli_epi16(h, 2));
-  const __m512i h_hi = _mm512_mask_blend_epi64(0xF0, h, _mm512_srli_epi16(h, 2));
-  q[0] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(h_lo, m30));
-  q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), _mm512_and_si512(h_hi, m30));
+  const __m512i h = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh)));
+  q[0] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_sllv_epi16(h, shl), m30));
+  q[1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4),
+                         _mm512_and_si512(_mm512_srlv_epi16(h, shr), m30));
 }
 
+// Q6_K against R Q8_K rows. Per super-block and row the integer sums stay in 16 lanes
+// (the quants' bias of 32, sum_j scale_j * 32 * bsums_j, taken off the lower 8), which
+// are scaled by yd * d into float lanes (one fma a block) and added up once per row:
+// every integer sum is exact, the float sums are the scalar kernel's reassociated.
 template <int R>
 WICK_AVX512 void q6_k_avx512(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, size_t ys, float* s) {
-  float acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = 0;
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
   // 16-bit lane l of vector v takes the scale of sub-block 4v + l / 8
   __m512i idx[4];
   for (int v = 0; v < 4; ++v) {
@@ -417,18 +569,26 @@ WICK_AVX512 void q6_k_avx512(size_t nb, const BlockQ6_K* x, const BlockQ8_K* y, 
     const float d = h2f_avx512(x[i].d);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_K& b = y[r * ys + i];
-      __m512i sum = _mm512_setzero_si512();
+      const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.bsums));
+      __m512i sum = _mm512_zextsi256_si512(_mm256_slli_epi32(_mm256_madd_epi16(bs, sc16), 5));
+      sum = _mm512_sub_epi32(_mm512_setzero_si512(), sum);
       for (int v = 0; v < 4; ++v) {
         const __m512i a = _mm512_loadu_si512(b.qs + 64 * v);
-        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_maddubs_epi16(q[v], a), scl[v]));
+        sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(q[v], a), scl[v]);
       }
-      const __m256i bs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.bsums));
-      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(bs, sc16), 5);
-      const int isum = _mm512_reduce_add_epi32(sum) - hsum_i32_avx2(bias);
-      acc[r] = k_term_avx2(acc[r], b.d, d, isum);
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(b.d * d), _mm512_cvtepi32_ps(sum), acc[r]);
     }
   }
-  for (int r = 0; r < R; ++r) s[r] = acc[r];
+  for (int r = 0; r < R; ++r) s[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
+// Q6_K: n_w weight rows against one Q8_K row, one after the other (the activation is
+// read as it is stored: nothing to prepare).
+struct NoPrep {};
+WICK_AVX512 void q6_k_prepare(size_t, const BlockQ8_K*, NoPrep*) {}
+WICK_AVX512 void q6_k_mv_avx512(size_t nb, const BlockQ6_K* x, size_t n_w, const BlockQ8_K* y, const NoPrep*,
+                                float* s) {
+  for (size_t r = 0; r < n_w; ++r) q6_k_avx512<1>(nb, x + r * nb, y, nb, s + r);
 }
 
 // One level's kernels, by block size of the type: nb = n / block.
@@ -436,6 +596,89 @@ template <class B, class A, void (*K4)(size_t, const B*, const A*, size_t, float
           void (*K1)(size_t, const B*, const A*, size_t, float*), int kBlock>
 void entry(size_t n, const void* w, const void* act, size_t ny, float* s) {
   row_groups<B, A, K4, K1>(n / kBlock, w, act, ny, s);
+}
+
+// Q8_0's quantizer (quantize_q8_0) a block at a time: amax, d = amax / 127,
+// id = 1 / d and roundf(x * id) in the same single-precision operations, roundf's
+// halves away from zero by truncation and the exact remainder.
+WICK_AVX512 void quantize_q8_0_avx512(const float* x, void* out, size_t n) {
+  auto* y = static_cast<BlockQ8_0*>(out);
+  const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+  for (size_t i = 0; i < n / kQK8_0; ++i, x += kQK8_0) {
+    const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_loadu_ps(x + 16);
+    const float amax =
+        _mm512_reduce_max_ps(_mm512_max_ps(_mm512_and_ps(v0, abs_mask), _mm512_and_ps(v1, abs_mask)));
+    const float d = amax / ((1 << 7) - 1);
+    const float id = d ? 1.0f / d : 0.0f;
+    y[i].d = f2h(d);
+    const __m512 ids = _mm512_set1_ps(id);
+    __m512i q[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m512 v = _mm512_mul_ps(h ? v1 : v0, ids);
+      const __m512 t = _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __mmask16 up = _mm512_cmp_ps_mask(_mm512_and_ps(_mm512_sub_ps(v, t), abs_mask), half, _CMP_GE_OQ);
+      // t + copysign(1, v) where the remainder reaches a half
+      const __m512 r = _mm512_mask_add_ps(t, up, t, _mm512_or_ps(one, _mm512_andnot_ps(abs_mask, v)));
+      q[h] = _mm512_cvttps_epi32(r);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs), _mm512_cvtepi32_epi8(q[0]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16), _mm512_cvtepi32_epi8(q[1]));
+  }
+}
+
+// Q8_K's quantizer (quantize_q8_k) a block at a time: the first element of largest
+// magnitude, iscale = -127 / it, min(127, nearest_int(iscale * x)) (round to nearest
+// even: the conversion's default mode) and the 16 sums of 16.
+WICK_AVX512 void quantize_q8_k_avx512(const float* x, void* out, size_t n) {
+  auto* y = static_cast<BlockQ8_K*>(out);
+  const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+  for (size_t i = 0; i < n / kQK_K; ++i, x += kQK_K) {
+    __m512 m = _mm512_setzero_ps();
+    for (int g = 0; g < 16; ++g) m = _mm512_max_ps(m, _mm512_and_ps(_mm512_loadu_ps(x + 16 * g), abs_mask));
+    const float amax = _mm512_reduce_max_ps(m);
+    if (!amax) {
+      std::memset(&y[i], 0, sizeof(BlockQ8_K));
+      continue;
+    }
+    int first = 0;
+    for (int g = 0; g < 16; ++g) {
+      const __mmask16 k = _mm512_cmp_ps_mask(_mm512_and_ps(_mm512_loadu_ps(x + 16 * g), abs_mask),
+                                             _mm512_set1_ps(amax), _CMP_EQ_OQ);
+      if (k) {
+        first = 16 * g + __builtin_ctz(k);
+        break;
+      }
+    }
+    const float iscale = -127.f / x[first];
+    const __m512 is = _mm512_set1_ps(iscale);
+    for (int g = 0; g < 16; ++g) {
+      const __m512i q = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(is, _mm512_loadu_ps(x + 16 * g))),
+                                         _mm512_set1_epi32(127));
+      const __m128i q8 = _mm512_cvtepi32_epi8(q);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16 * g), q8);
+      // summed as the stored bytes: where iscale is infinite (a block of subnormals) the
+      // products convert out of range and only their low bytes are the scalar quantizer's
+      y[i].bsums[g] = int16_t(_mm512_reduce_add_epi32(_mm512_cvtepi8_epi32(q8)));
+    }
+    y[i].d = 1 / iscale;
+  }
+}
+
+// A mat-vec kernel of nb blocks a row, with its activation side P, as a MatVec.
+template <class B, class A, class P, int kBlock, void (*Prep)(size_t, const A*, P*),
+          void (*Run)(size_t, const B*, size_t, const A*, const P*, float*), size_t kPerPrep>
+MatVec mat_vec_of() {
+  MatVec m;
+  m.prep_bytes = [](size_t n) { return std::is_empty_v<P> ? 0 : n / kBlock / kPerPrep * sizeof(P); };
+  m.prepare = [](size_t n, const void* act, void* prep) {
+    Prep(n / kBlock, static_cast<const A*>(act), static_cast<P*>(prep));
+  };
+  m.run = [](size_t n, const void* w, size_t n_w, const void* act, const void* prep, float* s) {
+    Run(n / kBlock, static_cast<const B*>(w), n_w, static_cast<const A*>(act), static_cast<const P*>(prep),
+        s);
+  };
+  return m;
 }
 
 }  // namespace
@@ -474,9 +717,36 @@ VecDot vec_dot_simd(GgmlType t, cpu::Isa level) {
   return nullptr;
 }
 
+QuantizeFn quantize_simd(GgmlType t, cpu::Isa level) {
+  if (level != cpu::Isa::Avx512) return nullptr;
+  if (t == GgmlType::Q8_0) return quantize_q8_0_avx512;
+  if (t == GgmlType::Q8_K) return quantize_q8_k_avx512;
+  return nullptr;
+}
+
+MatVec mat_vec_simd(GgmlType t, cpu::Isa level) {
+  if (level != cpu::Isa::Avx512) return {};
+  switch (t) {
+    case GgmlType::Q4_0:
+      return mat_vec_of<BlockQ4_0, BlockQ8_0, QuadAct, kQK4_0, q_0_quad_prepare<BlockQ4_0>,
+                        q_0_quad_mv_avx512<BlockQ4_0>, 4>();
+    case GgmlType::Q8_0:
+      return mat_vec_of<BlockQ8_0, BlockQ8_0, QuadAct, kQK8_0, q_0_quad_prepare<BlockQ8_0>,
+                        q_0_quad_mv_avx512<BlockQ8_0>, 4>();
+    case GgmlType::Q4_K:
+      return mat_vec_of<BlockQ4_K, BlockQ8_K, K4Act, kQK_K, q4_k_prepare, q4_k_mv_avx512, 1>();
+    case GgmlType::Q6_K:
+      return mat_vec_of<BlockQ6_K, BlockQ8_K, NoPrep, kQK_K, q6_k_prepare, q6_k_mv_avx512, 1>();
+    default:
+      return {};
+  }
+}
+
 #else
 
 VecDot vec_dot_simd(GgmlType, cpu::Isa) { return nullptr; }
+QuantizeFn quantize_simd(GgmlType, cpu::Isa) { return nullptr; }
+MatVec mat_vec_simd(GgmlType, cpu::Isa) { return {}; }
 
 #endif  // WICK_X86
 
