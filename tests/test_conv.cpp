@@ -244,6 +244,22 @@ TEST(Conv2d, BlockedChannelCountsWithGroupsAndAPermutedKernel) {
   }
 }
 
+TEST(Conv2d, WholeBlocksOfChannelsInOneGroup) {
+  // f32 with channel counts in whole 16-wide blocks and one group: source and destination
+  // in 16-channel blocks on AVX-512 CPUs; stride, dilation and padding, an NHWC input.
+  for (DType dt : {DType::F32, DType::BF16}) {
+    std::array<size_t, 4> xd{2, 32, 10, 9};
+    const size_t co = 48, ci = 32, kh = 3, kw = 3;
+    Values xv = rand_values(2 * 32 * 10 * 9, 42, dt), wv = rand_values(co * ci * kh * kw, 43, dt);
+    for (const Geom& g : {Geom{1, 1, 1, 1}, Geom{2, 2, 2, 1}}) {
+      Ref r = ref_conv2d(xv, xd, wv, {co, ci, kh, kw}, g, dt);
+      expect_close(
+          nhwc_view(xv, xd, dt).conv2d(make(wv, {co, ci, kh, kw}, dt), g.pad, g.stride, g.dil, g.groups),
+          r.val, r.tol, name(dt, "16-channel blocks"));
+    }
+  }
+}
+
 TEST(Conv2d, EmptyBatchGivesEmptyOutput) {
   Tensor y = Tensor::zeros({0, 2, 5, 5}).conv2d(Tensor::ones({3, 2, 3, 3}));
   EXPECT_EQ(y.shape(), (Shape{0, 3, 3, 3}));
