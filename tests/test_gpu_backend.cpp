@@ -104,6 +104,29 @@ TEST(GpuTransfer, HostDeviceRoundTripsAreBitExactForEveryDtype) {
   }
 }
 
+// Device-to-host copies of every size around the staging path's bounds (under
+// kStagedCopyMin direct; from it on through the pinned buffer in 256 KiB chunks, one
+// chunk, two, an odd count with a short last one), from an offset into the storage, and
+// queued after the kernel that writes the data: each byte as written on the host.
+TEST(GpuTransfer, LargeCopiesToTheHostAreBitExact) {
+  REQUIRE_GPU();
+  constexpr size_t kChunk = size_t(256) << 10;
+  for (size_t n :
+       {size_t(64 << 10) - 1, size_t(64 << 10), kChunk, kChunk + 1, 2 * kChunk, 5 * kChunk + 4097}) {
+    SCOPED_TRACE(n);
+    std::vector<uint8_t> bytes(n + 3);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t((i * 2654435761u) >> 13);
+    const Tensor g = Tensor::from_bytes(bytes.data(), bytes.size(), Shape{bytes.size()}, DType::U8, kGpu);
+    // The view from byte 3 on, through a kernel (a copy on the device) queued before the read.
+    std::vector<uint8_t> out(n);
+    g.narrow(0, 3, n).copy().to_bytes(out.data());
+    ASSERT_TRUE(std::equal(out.begin(), out.end(), bytes.begin() + 3));
+    // Straight from the storage at an offset (the narrowed view read in place).
+    const std::vector<uint8_t> direct = g.narrow(0, 3, n).to_vector<uint8_t>();
+    ASSERT_TRUE(std::equal(direct.begin(), direct.end(), bytes.begin() + 3));
+  }
+}
+
 // Tensor::rand / randn of n elements on `dev` after manual_seed(seed, dev), taken
 // second, after a draw of 5 elements: the stream's position is counted per device.
 std::vector<double> seeded_draw(Device dev, DType dt, uint64_t seed, bool normal, double a, double b,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <unordered_map>
 #include <utility>
@@ -295,8 +296,41 @@ GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, DeviceInfo info)
 }
 
 GpuDevice::~GpuDevice() {
+  for (gpuEvent_t e : staged_)
+    if (e) (void)gpuEventDestroy(e);
+  if (staging_) (void)gpuFreeHost(staging_);
   if (side_stream_) (void)gpuStreamDestroy(side_stream_);
   if (stream_) (void)gpuStreamDestroy(stream_);
+}
+
+void GpuDevice::copy_to_host(void* dst, const void* src, size_t bytes) {
+  set_device(local_);
+  if (bytes < kStagedCopyMin) {
+    WICK_GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyDeviceToHost, stream_));
+    WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(staging_mu_);
+  if (!staging_) {
+    WICK_GPU_CHECK(gpuHostAllocMapped(&staging_, 2 * kStagingChunk));
+    for (gpuEvent_t& e : staged_) WICK_GPU_CHECK(gpuEventCreate(&e));
+  }
+  char* stage = static_cast<char*>(staging_);
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  const size_t chunks = (bytes + kStagingChunk - 1) / kStagingChunk;
+  const auto length = [&](size_t i) { return std::min(kStagingChunk, bytes - i * kStagingChunk); };
+  const auto issue = [&](size_t i) {  // chunk i into half i % 2
+    WICK_GPU_CHECK(gpuMemcpyAsync(stage + (i % 2) * kStagingChunk, from + i * kStagingChunk, length(i),
+                                  gpuMemcpyDeviceToHost, stream_));
+    WICK_GPU_CHECK(gpuEventRecord(staged_[i % 2], stream_));
+  };
+  issue(0);
+  for (size_t i = 0; i < chunks; ++i) {
+    if (i + 1 < chunks) issue(i + 1);  // into the half chunk i - 1 left
+    WICK_GPU_CHECK(gpuEventSynchronize(staged_[i % 2]));
+    std::memcpy(to + i * kStagingChunk, stage + (i % 2) * kStagingChunk, length(i));
+  }
 }
 
 // ---- graphs --------------------------------------------------------------------------------

@@ -231,6 +231,15 @@ class GpuDevice final : public BackendDevice {
   unsigned grid_for(size_t items) const;
   unsigned block_size() const { return kBlock; }
 
+  // Copies `bytes` from device memory at src, after the stream's queued work, to host
+  // memory at dst (pageable: a std::vector), synchronizing the stream. From
+  // kStagedCopyMin bytes on, the copy goes through a pinned staging buffer in chunks of
+  // kStagingChunk, the DMA of one chunk overlapping the host's copy of the one before:
+  // a pageable device-to-host copy of a model's logits ran at about 5 GB/s
+  // (docs/PERFORMANCE.md).
+  void copy_to_host(void* dst, const void* src, size_t bytes);
+  static constexpr size_t kStagedCopyMin = size_t(64) << 10, kStagingChunk = size_t(256) << 10;
+
   // Defined in indexing.cpp and matmul.cpp.
   // Device pointer of this device's IndexErrorRecord (index_error.h; mapped host
   // memory, allocated on first use) that indexing kernels report bad ids to.
@@ -262,6 +271,9 @@ class GpuDevice final : public BackendDevice {
   void* index_error_dev_ = nullptr;   // the same record, device view
   void* blas_handle_ = nullptr;       // gpublasHandle_t
   void* blas_workspace_ = nullptr;    // kBlasWorkspaceBytes, kept
+  std::mutex staging_mu_;             // one staged copy_to_host at a time
+  void* staging_ = nullptr;           // 2 x kStagingChunk pinned bytes, created on first use
+  gpuEvent_t staged_[2] = {};         // the chunk in each half landed
   std::shared_ptr<DnnState> dnn_;
 
   void raise_shared_limit(gpuFunction_t f, const Kernel& k);

@@ -50,10 +50,7 @@ std::shared_ptr<GpuStorage> gpu_alloc(GpuDevice& dev, size_t n, DType dtype, boo
 
 void GpuStorage::copy_to_host(void* dst, size_t offset, size_t count) const {
   if (count == 0) return;
-  set_device(dev_.ordinal());
-  WICK_GPU_CHECK(
-      gpuMemcpyAsync(dst, at(offset), count * dtype_size(dtype_), gpuMemcpyDeviceToHost, dev_.stream()));
-  WICK_GPU_CHECK(gpuStreamSynchronize(dev_.stream()));
+  dev_.copy_to_host(dst, at(offset), count * dtype_size(dtype_));
   dev_.check_index_error();
 }
 
