@@ -45,11 +45,27 @@ long module_loads(int module) {
 }
 constexpr int kAffineModule = 0;  // index of "affine" in the backend's module list
 
+// wick_gpu_deferred_ops: how many small ops ran deferred on gpu:0 (-1 when none ran,
+// -2 when the hook is missing, -3 when no backend module is loaded).
+long deferred_ops() {
+  for (const char* lib : {"libwick-cuda.so", "libwick-rocm.so"}) {
+    void* h = ::dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) continue;
+    using Fn = long (*)(int);
+    auto fn = reinterpret_cast<Fn>(::dlsym(h, "wick_gpu_deferred_ops"));
+    long n = fn ? fn(0) : -2;
+    ::dlclose(h);
+    return n;
+  }
+  return -3;
+}
+
+// On 8192 elements: more than a deferred small op holds (those run in the BATCH module).
 TEST(GpuModuleStore, AThousandAffineCallsLoadTheAffineModuleOnce) {
   REQUIRE_GPU();
-  Tensor x = Tensor::full(Scalar(2.0), Shape{64}, DType::F32, kGpu);
+  Tensor x = Tensor::full(Scalar(2.0), Shape{8192}, DType::F32, kGpu);
   for (int i = 0; i < 1000; ++i) x = x.affine(1.0, 1.0);
-  EXPECT_EQ(x.to_vector<float>()[0], 1002.0f);
+  EXPECT_EQ(x.to_vector<float>()[8191], 1002.0f);
   EXPECT_EQ(module_loads(kAffineModule), 1);
 }
 
@@ -316,6 +332,234 @@ TEST(Graphs, TheCpuHasNoQueueToRecord) {
   }
 }
 
+// ---- small ops run deferred ---------------------------------------------------------------
+
+// The relative precision of a float dtype's rounding.
+double unit_roundoff(DType dt) {
+  switch (dt) {
+    case DType::F16:
+      return std::ldexp(1.0, -11);
+    case DType::BF16:
+      return std::ldexp(1.0, -8);
+    case DType::F32:
+      return std::ldexp(1.0, -24);
+    default:
+      return std::ldexp(1.0, -53);
+  }
+}
+
+// Each op of the deferred families on a few elements, queued together before anything
+// is read, every float dtype: each result against float64 math on the values its
+// inputs hold (read back), within a few roundings of the dtype.
+TEST(GpuDeferred, SmallOpsQueuedTogetherGiveTheirOwnResults) {
+  REQUIRE_GPU();
+  constexpr size_t kRows = 3, kCols = 20;
+  std::vector<float> xv(kRows * kCols), yv(kRows * kCols), wv(kCols);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    xv[i] = float(0.37 * double(int(i * 7 % 23) - 11) / 11.0);
+    yv[i] = float(0.5 + 0.25 * double(i % 5));
+  }
+  for (size_t j = 0; j < kCols; ++j) wv[j] = float(0.5 + 0.05 * double(j));
+  for (DType dt : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = Tensor::from_vector(xv, {kRows, kCols}, kGpu).to_dtype(dt);
+    const Tensor y = Tensor::from_vector(yv, {kRows, kCols}, kGpu).to_dtype(dt);
+    const Tensor w = Tensor::from_vector(wv, {kCols}, kGpu).to_dtype(dt);
+    synchronize(kGpu);
+    const long before = deferred_ops();
+    const Tensor e = x.exp();
+    const Tensor s = e.add(y);
+    const Tensor q = s.div(y);
+    const Tensor a = q.affine(0.5, -1.0);
+    const Tensor p = y.powf(1.5);
+    const Tensor el = x.elu(0.7);
+    const Tensor g = x.silu();
+    const Tensor c = a.to_dtype(dt == DType::F32 ? DType::BF16 : DType::F32);
+    const Tensor sum = a.sum({1});
+    const Tensor mx = a.max({1});
+    const Tensor mn = a.min({1});
+    const Tensor all = a.sum_all();
+    const Tensor rn = nn::rms_norm(a, w, 1e-5f);
+    const Tensor sm = nn::softmax_last_dim(a);
+    const Tensor lsm = nn::log_softmax_last_dim(a);
+    EXPECT_EQ(deferred_ops() - before, 15) << "every op above qualifies";
+
+    const double u = unit_roundoff(dt);
+    const std::vector<double> X = x.to_f64_vector(), Y = y.to_f64_vector(), W = w.to_f64_vector();
+    const std::vector<double> E = e.to_f64_vector(), S = s.to_f64_vector(), Q = q.to_f64_vector();
+    const std::vector<double> A = a.to_f64_vector();
+    const auto near = [&](const std::vector<double>& got, size_t i, double want, double ulps,
+                          const char* what) {
+      EXPECT_NEAR(got[i], want, ulps * u * std::max(1.0, std::abs(want))) << what << " " << i;
+    };
+    const std::vector<double> P = p.to_f64_vector(), EL = el.to_f64_vector(), G = g.to_f64_vector();
+    const std::vector<double> C = c.to_f64_vector();
+    for (size_t i = 0; i < X.size(); ++i) {
+      near(E, i, std::exp(X[i]), 4, "exp");
+      near(S, i, E[i] + Y[i], 2, "add");
+      near(Q, i, S[i] / Y[i], 2, "div");
+      near(A, i, Q[i] * 0.5 - 1.0, 2, "affine");
+      near(P, i, std::pow(Y[i], 1.5), 4, "powf");
+      near(EL, i, X[i] >= 0 ? X[i] : 0.7 * (std::exp(X[i]) - 1.0), 4, "elu");
+      near(G, i, X[i] / (1.0 + std::exp(-X[i])), 4, "silu");
+      EXPECT_NEAR(C[i], A[i], std::abs(A[i]) * std::ldexp(1.0, -8) + 1e-30) << "cast " << i;
+    }
+    const std::vector<double> SUM = sum.to_f64_vector(), MX = mx.to_f64_vector(), MN = mn.to_f64_vector();
+    const std::vector<double> RN = rn.to_f64_vector(), SM = sm.to_f64_vector(), LSM = lsm.to_f64_vector();
+    double total = 0;
+    for (size_t r = 0; r < kRows; ++r) {
+      double rs = 0, ss = 0, hi = -INFINITY, lo = INFINITY, se = 0, abs_sum = 0;
+      for (size_t j = 0; j < kCols; ++j) {
+        const double v = A[r * kCols + j];
+        rs += v;
+        abs_sum += std::abs(v);
+        ss += v * v;
+        hi = std::max(hi, v);
+        lo = std::min(lo, v);
+      }
+      for (size_t j = 0; j < kCols; ++j) se += std::exp(A[r * kCols + j] - hi);
+      total += rs;
+      EXPECT_NEAR(SUM[r], rs, (2 * kCols) * u * abs_sum) << "sum " << r;
+      EXPECT_EQ(MX[r], hi) << "max " << r;
+      EXPECT_EQ(MN[r], lo) << "min " << r;
+      const double scale = 1.0 / std::sqrt(ss / double(kCols) + double(1e-5f));
+      for (size_t j = 0; j < kCols; ++j) {
+        const size_t i = r * kCols + j;
+        near(RN, i, A[i] * scale * W[j], 8, "rms_norm");
+        near(SM, i, std::exp(A[i] - hi) / se, 8, "softmax");
+        near(LSM, i, A[i] - hi - std::log(se), 8, "log_softmax");
+      }
+    }
+    double abs_total = 0;
+    for (double v : A) abs_total += std::abs(v);
+    EXPECT_NEAR(all.to_f64_vector()[0], total, double(2 * A.size()) * u * abs_total) << "sum_all";
+  }
+}
+
+// A chain of dependent small ops longer than one launch holds (so several launches run
+// it, each op reading its predecessor's output): every step against float64.
+TEST(GpuDeferred, AChainLongerThanOneLaunchKeepsItsOrder) {
+  REQUIRE_GPU();
+  constexpr int kSteps = 300;
+  std::vector<float> v(100);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i) * 0.01f - 0.5f;
+  Tensor x = Tensor::from_vector(v, {100}, kGpu);
+  synchronize(kGpu);
+  const long before = deferred_ops();
+  std::vector<Tensor> steps;
+  for (int k = 0; k < kSteps; ++k) {
+    x = k % 3 == 2 ? x.tanh() : x.affine(1.01, k % 2 ? 0.125 : -0.0625);
+    steps.push_back(x);
+  }
+  EXPECT_EQ(deferred_ops() - before, kSteps);
+  std::vector<double> want(v.begin(), v.end());
+  for (int k = 0; k < kSteps; ++k) {
+    const std::vector<double> got = steps[size_t(k)].to_f64_vector();
+    // Each step from the previous step's f32 values as the device held them.
+    const std::vector<double> prev =
+        k == 0 ? std::vector<double>(v.begin(), v.end()) : steps[size_t(k) - 1].to_f64_vector();
+    for (size_t i = 0; i < want.size(); ++i) {
+      const double in = prev[i];
+      want[i] = k % 3 == 2 ? std::tanh(in) : in * 1.01 + (k % 2 ? 0.125 : -0.0625);
+      ASSERT_NEAR(got[i], want[i], 4e-7 * std::max(1.0, std::abs(want[i])))
+          << "step " << k << " element " << i;
+    }
+  }
+}
+
+// Work that is not deferred runs after the deferred ops queued before it: a GEMM (the
+// vendor BLAS's own queueing), a strided copy, a cumsum, a read to the host, a copy from
+// the host into a block a deferred op's input freed, zeros into another such block.
+TEST(GpuDeferred, OtherWorkRunsAfterTheDeferredOpsBeforeIt) {
+  REQUIRE_GPU();
+  constexpr size_t n = 8;
+  std::vector<float> xv(n * n);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i % 9) - 4) * 0.125f;
+  const Tensor x = Tensor::from_vector(xv, {n, n}, kGpu);
+  synchronize(kGpu);
+  const long before = deferred_ops();
+  const Tensor e = x.exp();                 // deferred
+  const Tensor mm = e.matmul(e);            // the GEMM reads e
+  const Tensor tr = e.t().contiguous();     // a strided copy of e
+  const Tensor cs = e.cumsum(1);            // cumsum of e
+  const Tensor back = mm.affine(2.0, 0.0);  // deferred again, after the GEMM
+  EXPECT_EQ(deferred_ops() - before, 2);
+  const std::vector<double> MM = mm.to_f64_vector(), TR = tr.to_f64_vector(), CS = cs.to_f64_vector();
+  const std::vector<double> BACK = back.to_f64_vector();
+  for (size_t i = 0; i < n; ++i) {
+    double run = 0;
+    for (size_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (size_t k = 0; k < n; ++k)
+        want += std::exp(double(xv[i * n + k])) * std::exp(double(xv[k * n + j]));
+      EXPECT_NEAR(MM[i * n + j], want, 1e-3 * std::abs(want)) << i << " " << j;  // TF32 allowed or not
+      EXPECT_EQ(BACK[i * n + j], 2.0 * MM[i * n + j]);
+      EXPECT_NEAR(TR[j * n + i], std::exp(double(xv[i * n + j])), 1e-6 * std::exp(double(xv[i * n + j])));
+      run += std::exp(double(xv[i * n + j]));
+      EXPECT_NEAR(CS[i * n + j], run, 1e-5 * run) << i << " " << j;
+    }
+  }
+  // Blocks freed while a deferred op still reads them, then taken by the host's copy and
+  // by zeros: the deferred op reads the old values.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<float> a(64), b(64, 7.0f);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(i) * 0.03125f;
+    Tensor t = Tensor::from_vector(a, {64}, kGpu);
+    const Tensor y = t.exp();
+    t = Tensor();
+    const Tensor fresh =
+        round == 0 ? Tensor::from_vector(b, {64}, kGpu) : Tensor::zeros({64}, DType::F32, kGpu);
+    const std::vector<float> got = y.to_vector<float>(), f = fresh.to_vector<float>();
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(double(got[i]), std::exp(double(a[i])), 1e-6 * std::exp(double(a[i]))) << round << " " << i;
+      EXPECT_EQ(f[i], round == 0 ? 7.0f : 0.0f) << round << " " << i;
+    }
+  }
+}
+
+// What does not qualify runs its own kernel, with the same results: more elements than
+// a deferred op holds (one past the bound; the bound itself is deferred), a strided
+// input, a broadcast operand, an integer dtype, a reduction over a leading dim.
+TEST(GpuDeferred, OpsThatDoNotQualifyRunTheirOwnKernel) {
+  REQUIRE_GPU();
+  constexpr size_t kBound = 4096;
+  const auto ramp = [](size_t n) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = float(int(i % 17) - 8) * 0.0625f;
+    return v;
+  };
+  const std::vector<float> big = ramp(kBound + 1), edge = ramp(kBound), sq = ramp(64);
+  const Tensor tb = Tensor::from_vector(big, {kBound + 1}, kGpu);
+  const Tensor te = Tensor::from_vector(edge, {kBound}, kGpu);
+  const Tensor m = Tensor::from_vector(sq, {8, 8}, kGpu);
+  const Tensor row = Tensor::from_vector(ramp(8), {8}, kGpu);
+  const Tensor ints = Tensor::from_vector(std::vector<int32_t>{-3, 4, -5, 6}, {4}, kGpu);
+  synchronize(kGpu);
+  long before = deferred_ops();
+  const Tensor eb = tb.exp(), mt = m.t().exp(), bc = m.add(row), ia = ints.abs(), s0 = m.sum({0});
+  EXPECT_EQ(deferred_ops() - before, 0);
+  before = deferred_ops();
+  const Tensor ee = te.exp();
+  EXPECT_EQ(deferred_ops() - before, 1);
+  const std::vector<float> EB = eb.to_vector<float>(), EE = ee.to_vector<float>();
+  for (size_t i = 0; i < big.size(); ++i)
+    EXPECT_NEAR(double(EB[i]), std::exp(double(big[i])), 1e-6 * std::exp(double(big[i]))) << i;
+  for (size_t i = 0; i < edge.size(); ++i)
+    EXPECT_NEAR(double(EE[i]), std::exp(double(edge[i])), 1e-6 * std::exp(double(edge[i]))) << i;
+  const std::vector<float> MT = mt.to_vector<float>(), BC = bc.to_vector<float>(), S0 = s0.to_vector<float>();
+  for (size_t i = 0; i < 8; ++i) {
+    double col = 0;
+    for (size_t j = 0; j < 8; ++j) {
+      EXPECT_NEAR(double(MT[i * 8 + j]), std::exp(double(sq[j * 8 + i])),
+                  1e-6 * std::exp(double(sq[j * 8 + i])));
+      EXPECT_EQ(double(BC[i * 8 + j]), double(sq[i * 8 + j]) + double(ramp(8)[j]));
+      col += double(sq[j * 8 + i]);
+    }
+    EXPECT_NEAR(double(S0[i]), col, 1e-6);
+  }
+  EXPECT_EQ(ia.to_vector<int32_t>(), (std::vector<int32_t>{3, 4, 5, 6}));
+}
+
 // A recorded chain of ops (elementwise, a strided copy that uploads its layout, a
 // reduction, a matmul) replayed after its input changed gives the ops' results on the new
 // input, computed here in float64.
@@ -348,6 +592,21 @@ TEST(Graphs, AReplayRecomputesFromTheInputsItReads) {
       EXPECT_NEAR(sums[i], row, 1e-5);
     }
   }
+}
+
+// Small ops queued before a recording run once, before it, and none is deferred while
+// the device's queue records (the graph holds each op's own kernel): after two replays
+// of y = x * 2 + 1 on the prepared x, y holds that of x as prepared.
+TEST(Graphs, OpsDeferredBeforeARecordingRunOnceAndNoneWhileItRecords) {
+  REQUIRE_GPU();
+  Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4}, {4}, kGpu).affine(1.0, 0.5);  // deferred
+  Tensor y;
+  const long before = deferred_ops();
+  const Graph g = Graph::capture(kGpu, [&] { y = x.affine(2.0, 1.0); });
+  EXPECT_EQ(deferred_ops(), before) << "an op was deferred while recording";
+  g.replay();
+  g.replay();
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{4, 6, 8, 10}));
 }
 
 // The buffers made while recording stay the graph's: tensors made after it never share

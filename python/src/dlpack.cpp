@@ -126,6 +126,8 @@ nb::object dlpack_export(nb::handle self, nb::handle stream, nb::handle max_vers
       throw nb::type_error("__dlpack__: stream must be an int or None");
     nb::gil_scoped_release unlocked;
     synchronize(t.device());
+  } else if (t.device().is_gpu()) {
+    (void)native_stream(t.device());  // queues wick's deferred small ops on its stream
   }
   nb::object a = ndarray_of<nb::array_api>(t, owner, false);
   return a.attr("__dlpack__")("max_version"_a = max_version);

@@ -155,6 +155,7 @@ struct GpuDevice::DnnState {
 };
 
 GpuDevice::DnnState& GpuDevice::dnn_state() {
+  flush();  // the handle queues on the stream: the deferred ops go first
   std::lock_guard<std::mutex> lock(lazy_mu_);
   if (!dnn_) {
     set_device(local_);

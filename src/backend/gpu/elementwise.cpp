@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <span>
 #include <utility>
 
-#include "backend/gpu/gpu_storage.h"
+#include "backend/gpu/gpu_ops.h"
 
 namespace wick::gpu {
 
@@ -24,6 +25,9 @@ struct MapLaunch {
   size_t n_inputs = 1;
   void* param_before = nullptr;         // upowf, uelu
   std::array<void*, 2> params_after{};  // affine
+  // The op as a deferred small op (batch_ops.h: kind, op and parameters; the operands
+  // are filled in here), or none where the batch kernel does not run it.
+  std::optional<batch::Op> small{};
 };
 
 StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
@@ -34,6 +38,14 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   // Every operand contiguous: no info, one dim (the kernels ignore num_dims then).
   const bool all_contiguous =
       std::all_of(layouts.begin(), layouts.end(), [](const Layout* l) { return l->is_contiguous(); });
+  if (m.small && all_contiguous) {
+    batch::Op op = *m.small;
+    op.a = m.inputs[0]->at(m.layouts[0]->start_offset());
+    if (m.n_inputs > 1) op.b = m.inputs[1]->at(m.layouts[1]->start_offset());
+    op.out = out->raw();
+    op.n = uint32_t(std::min<size_t>(n, UINT32_MAX));
+    if (defer_small(dev, op, m.inputs[0]->dtype(), m.out_dtype, n)) return out;
+  }
   Collapsed c;
   DeviceBuffer info_buf;
   const size_t* info = nullptr;
@@ -79,6 +91,16 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   return out;
 }
 
+// The deferred form of an op (MapLaunch::small).
+batch::Op small(batch::Kind kind, uint8_t op, double p0 = 0, double p1 = 0) {
+  batch::Op o;
+  o.kind = kind;
+  o.op = op;
+  o.p0 = p0;
+  o.p1 = p1;
+  return o;
+}
+
 // The kernels of a table row, one per dtype: "{prefix}{name}_{dtype}".
 template <size_t N>
 std::array<DTypeKernels, N> kernel_rows(Module m, std::string_view prefix,
@@ -93,34 +115,46 @@ std::array<DTypeKernels, N> kernel_rows(Module m, std::string_view prefix,
 
 StoragePtr GpuStorage::affine(const Layout& l, double mul, double add) const {
   static const DTypeKernels k(Module::Affine, "affine");
-  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, nullptr, {&mul, &add}});
+  return run_map(
+      dev_,
+      {k[dtype_], dtype_, {&l}, {this}, 1, nullptr, {&mul, &add}, small(batch::Kind::Affine, 0, mul, add)});
 }
 
 StoragePtr GpuStorage::powf(const Layout& l, double e) const {
   static const DTypeKernels k(Module::Unary, "upowf");
-  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, &e, {}});
+  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, &e, {}, small(batch::Kind::Powf, 0, e)});
 }
 
 StoragePtr GpuStorage::elu(const Layout& l, double alpha) const {
   static const DTypeKernels k(Module::Unary, "uelu");
-  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, &alpha, {}});
+  return run_map(dev_, {k[dtype_], dtype_, {&l}, {this}, 1, &alpha, {}, small(batch::Kind::Elu, 0, alpha)});
 }
 
 StoragePtr GpuStorage::unary(UnaryOp op, const Layout& l) const {
   static const auto k = kernel_rows(Module::Unary, "u", kUnaryOpNames);
-  return run_map(dev_, {k[size_t(op)][dtype_], dtype_, {&l}, {this}, 1, nullptr, {}});
+  return run_map(
+      dev_,
+      {k[size_t(op)][dtype_], dtype_, {&l}, {this}, 1, nullptr, {}, small(batch::Kind::Unary, uint8_t(op))});
 }
 
 StoragePtr GpuStorage::binary(BinaryOp op, const BackendStorage& rhs, const Layout& lhs_l,
                               const Layout& rhs_l) const {
   static const auto k = kernel_rows(Module::Binary, "b", kBinaryOpNames);
-  return run_map(dev_, {k[size_t(op)][dtype_], dtype_, {&lhs_l, &rhs_l}, {this, &of(rhs)}, 2, nullptr, {}});
+  return run_map(dev_, {k[size_t(op)][dtype_],
+                        dtype_,
+                        {&lhs_l, &rhs_l},
+                        {this, &of(rhs)},
+                        2,
+                        nullptr,
+                        {},
+                        small(batch::Kind::Binary, uint8_t(op))});
 }
 
 StoragePtr GpuStorage::swiglu(const Layout& l, const BackendStorage& up, const Layout& up_l) const {
   // kernels/binary.cu: swiglu_{dtype}, float dtypes (the front end checks).
   static const DTypeKernels k(Module::Binary, "swiglu");
-  return run_map(dev_, {k[dtype_], dtype_, {&l, &up_l}, {this, &of(up)}, 2, nullptr, {}});
+  return run_map(
+      dev_, {k[dtype_], dtype_, {&l, &up_l}, {this, &of(up)}, 2, nullptr, {}, small(batch::Kind::Swiglu, 0)});
 }
 
 StoragePtr GpuStorage::cmp(CmpOp op, const BackendStorage& rhs, const Layout& lhs_l,
@@ -141,7 +175,7 @@ StoragePtr GpuStorage::where_cond(const Layout& l, const BackendStorage& t, cons
 
 StoragePtr GpuStorage::to_dtype(const Layout& l, DType dtype) const {
   static const DTypePairKernels k(Module::Cast, "cast");
-  return run_map(dev_, {k(dtype_, dtype), dtype, {&l}, {this}, 1, nullptr, {}});
+  return run_map(dev_, {k(dtype_, dtype), dtype, {&l}, {this}, 1, nullptr, {}, small(batch::Kind::Cast, 0)});
 }
 
 }  // namespace wick::gpu

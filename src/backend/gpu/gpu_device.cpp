@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <unordered_map>
 #include <utility>
 
@@ -304,6 +305,7 @@ GpuDevice::~GpuDevice() {
 }
 
 void GpuDevice::copy_to_host(void* dst, const void* src, size_t bytes) {
+  flush();
   set_device(local_);
   if (bytes < kStagedCopyMin) {
     WICK_GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyDeviceToHost, stream_));
@@ -344,7 +346,11 @@ class GpuGraph final : public DeviceGraph {
     // Replays may still be queued: drain the stream before the buffers go back.
     // A destructor cannot throw: errors (a runtime torn down at exit) are ignored.
     (void)gpuSetDevice(dev_.ordinal());
-    (void)gpuStreamSynchronize(dev_.stream());
+    try {
+      dev_.flush();
+    } catch (...) {
+    }
+    (void)gpuStreamSynchronize(dev_.stream());  // flushed above: stream() throws no more
     (void)gpuGraphExecDestroy(exec_);
     (void)gpuGraphDestroy(graph_);
     (void)gpuGetLastError();
@@ -367,6 +373,7 @@ class GpuGraph final : public DeviceGraph {
 }  // namespace
 
 void GpuDevice::begin_capture() {
+  flush();  // ops deferred before the capture run now, not in every replay
   set_device(local_);
   CachingAllocator::Pool* pool = allocator_.open_pool();
   const gpuError_t err = gpuStreamBeginCapture(stream_, gpuStreamCaptureModeRelaxed);
@@ -407,6 +414,7 @@ void GpuDevice::abort_capture() {
 
 void GpuDevice::copy_in(void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
+  flush();
   set_device(local_);
   if (capturing()) {
     std::lock_guard<std::mutex> lock(lazy_mu_);
@@ -438,6 +446,7 @@ unsigned GpuDevice::grid_for(size_t items) const {
 }
 
 void GpuDevice::launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shmem, bool dependent) {
+  flush();
   gpuFunction_t f = modules_.get(k);
   set_device(local_);
   if (shmem > kSharedDefault) raise_shared_limit(f, k);
@@ -449,6 +458,51 @@ void GpuDevice::launch(const Kernel& k, dim3 grid, dim3 block, void** args, size
         ErrorKind::GpuRuntime, "gpu",
         fmt::format("launch of kernel {} (grid {}x{}x{}, block {}x{}x{}) failed: {} ({})", k.name(), grid.x,
                     grid.y, grid.z, block.x, block.y, block.z, gpuGetErrorName(err), gpuGetErrorString(err)));
+  }
+}
+
+bool GpuDevice::defer(const batch::Op& op) {
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  if (capturing()) return false;
+  batch_.ops[batch_.count++] = op;
+  deferred_total_.fetch_add(1, std::memory_order_relaxed);
+  if (batch_.count == batch::kMaxOps) {
+    launch_deferred_locked();
+  } else {
+    deferred_waiting_.store(batch_.count, std::memory_order_release);
+  }
+  return true;
+}
+
+void GpuDevice::launch_deferred() {
+  std::lock_guard<std::mutex> lock(batch_mu_);
+  launch_deferred_locked();
+}
+
+void GpuDevice::launch_deferred_locked() {
+  if (batch_.count == 0) return;
+  static const Kernel k(Module::Batch, "eager_batch");
+  const uint32_t count = batch_.count;
+  gpuError_t err = gpuSuccess;
+  std::exception_ptr failure;
+  try {
+    gpuFunction_t f = modules_.get(k);
+    set_device(local_);
+    void* args[] = {&batch_};
+    err = gpuLaunch(f, dim3(1), dim3(batch::kBlock), args, 0, stream_);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // The records are spent whether the launch succeeded or not: after a failed launch
+  // the deferred ops' outputs are undefined, as after any failed kernel.
+  batch_.count = 0;
+  deferred_waiting_.store(0, std::memory_order_release);
+  if (failure) std::rethrow_exception(failure);
+  if (err != gpuSuccess) {
+    (void)gpuGetLastError();
+    throw_error(ErrorKind::GpuRuntime, "gpu",
+                fmt::format("launch of kernel {} ({} deferred ops) failed: {} ({})", k.name(), count,
+                            gpuGetErrorName(err), gpuGetErrorString(err)));
   }
 }
 
@@ -466,6 +520,7 @@ void GpuDevice::raise_shared_limit(gpuFunction_t f, const Kernel& k) {
 }
 
 void GpuDevice::synchronize() {
+  flush();
   set_device(local_);
   WICK_GPU_CHECK(gpuStreamSynchronize(stream_));
   check_index_error();
@@ -477,7 +532,7 @@ StoragePtr GpuDevice::zeros(size_t n, DType dtype) {
   auto s = gpu_alloc(*this, n, dtype);
   if (n) {
     set_device(local_);
-    WICK_GPU_CHECK(gpuMemsetAsync(s->raw(), 0, n * dtype_size(dtype), stream_));
+    WICK_GPU_CHECK(gpuMemsetAsync(s->raw(), 0, n * dtype_size(dtype), stream()));
   }
   return s;
 }
@@ -648,6 +703,16 @@ extern "C" __attribute__((visibility("default"))) long wick_gpu_dnn_convolutions
   GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
   if (!d) return -1;
   return dnn_convolutions(*d);
+}
+
+// Observability for tests (looked up with dlsym): how many small ops ran deferred
+// (batch_ops.h) on local device `ordinal`, the waiting ones included; -1 when that
+// device was never opened.
+extern "C" __attribute__((visibility("default"))) long wick_gpu_deferred_ops(int ordinal) {
+  using namespace wick::gpu;
+  GpuDevice* d = g_backend ? g_backend->existing(ordinal) : nullptr;
+  if (!d) return -1;
+  return long(d->deferred_ops());
 }
 
 // A test hook (looked up with dlsym) for the launch-failure path: launches kernel

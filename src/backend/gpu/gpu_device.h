@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/gpu/batch_ops.h"
 #include "backend/gpu/vendor.h"
 
 namespace wick::gpu {
@@ -39,6 +40,7 @@ namespace wick::gpu {
   X(Conv, "conv")                                \
   X(Nn, "nn")                                    \
   X(Attention, "attention")                      \
+  X(Batch, "batch")                              \
   X(QuantizedDequantize, "quantized_dequantize") \
   X(QuantizedMmvq, "quantized_mmvq")             \
   X(QuantizedMmvqs, "quantized_mmvqs")           \
@@ -196,7 +198,7 @@ class GpuDevice final : public BackendDevice {
   StoragePtr rand_normal(size_t n, DType dtype, double mean, double std, uint64_t seed,
                          uint64_t offset) override;
   void synchronize() override;
-  void* native_stream() override { return stream_; }
+  void* native_stream() override { return stream(); }
   void begin_capture() override;
   std::unique_ptr<DeviceGraph> end_capture() override;
   void abort_capture() override;
@@ -211,7 +213,26 @@ class GpuDevice final : public BackendDevice {
   MemoryStats memory_stats() const override;
 
   int ordinal() const { return local_; }
-  gpuStream_t stream() const { return stream_; }
+  // The device's stream, the deferred small ops launched on it first: whatever the
+  // caller queues on it then runs after them.
+  gpuStream_t stream() {
+    flush();
+    return stream_;
+  }
+
+  // Small eager ops run together (batch_ops.h). defer() records `op` to run with the
+  // ops deferred before it, launching them when kMaxOps are waiting; it returns false
+  // while the stream is being recorded into a graph (the caller launches the op's own
+  // kernel). flush() launches the waiting ops. Every path that queues other work on
+  // the stream (launch, stream(), the copies, synchronize, a capture, the vendor
+  // libraries' handles) flushes first, so the deferred ops keep their place in the
+  // stream's order.
+  bool defer(const batch::Op& op);
+  void flush() {
+    if (deferred_waiting_.load(std::memory_order_acquire) != 0) launch_deferred();
+  }
+  // Ops this device ran deferred (counting the waiting ones), for tests.
+  size_t deferred_ops() const { return deferred_total_.load(std::memory_order_relaxed); }
   ModuleStore& modules() { return modules_; }
   CachingAllocator& allocator() { return allocator_; }
 
@@ -277,6 +298,12 @@ class GpuDevice final : public BackendDevice {
   std::shared_ptr<DnnState> dnn_;
 
   void raise_shared_limit(gpuFunction_t f, const Kernel& k);
+  void launch_deferred();
+  void launch_deferred_locked();  // batch_mu_ held
+  std::mutex batch_mu_;           // guards batch_
+  batch::Batch batch_;            // the waiting ops
+  std::atomic<uint32_t> deferred_waiting_{0};
+  std::atomic<size_t> deferred_total_{0};
   std::mutex raised_mu_;
   std::unordered_set<uint32_t> raised_;  // kernels (ids) opted in to info_.shared_per_block
 

@@ -12,6 +12,32 @@ const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_pt
   return keep->raw();
 }
 
+namespace {
+bool float_of(DType d, batch::Float& f) {
+  switch (d) {
+    case DType::F16:
+      f = batch::Float::F16;
+      return true;
+    case DType::BF16:
+      f = batch::Float::BF16;
+      return true;
+    case DType::F32:
+      f = batch::Float::F32;
+      return true;
+    case DType::F64:
+      f = batch::Float::F64;
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+bool defer_small(GpuDevice& dev, batch::Op op, DType in, DType out, size_t elems) {
+  if (elems > batch::kMaxElements || !float_of(in, op.dtype) || !float_of(out, op.out_dtype)) return false;
+  return dev.defer(op);
+}
+
 unsigned wave_size(const GpuDevice& dev) { return unsigned(dev.props().wave_size); }
 
 }  // namespace wick::gpu

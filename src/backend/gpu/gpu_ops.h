@@ -17,6 +17,14 @@ namespace wick::gpu {
 // `l` is contiguous, else a fresh copy held in `keep`.
 const void* contiguous_data(const GpuStorage& s, const Layout& l, std::shared_ptr<GpuStorage>& keep);
 
+// Records a small op to run deferred (batch_ops.h): `op` with its operands' dtypes
+// `in` and `out`, each operand holding at most `elems` elements. True when deferred
+// (the caller launches nothing); false when the op does not qualify (a dtype that is
+// not a float dtype, too many elements, a stream being recorded): the caller then
+// launches the op's own kernel. The caller has checked that every operand is
+// contiguous.
+bool defer_small(GpuDevice& dev, batch::Op op, DType in, DType out, size_t elems);
+
 // The device's wave size: the runtime's warpSize (32 on NVIDIA and RDNA, 64 on
 // CDNA), which every launch plan involving waves takes (launch_plan.h).
 unsigned wave_size(const GpuDevice& dev);

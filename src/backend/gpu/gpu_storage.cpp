@@ -37,7 +37,11 @@ GpuStorage::~GpuStorage() {
   // Kernels queued on the stream may still read the memory: drain it first. A destructor
   // cannot throw, so errors (a runtime torn down at exit) are ignored.
   (void)gpuSetDevice(dev_.ordinal());
-  (void)gpuStreamSynchronize(dev_.stream());
+  try {
+    dev_.flush();
+  } catch (...) {
+  }
+  (void)gpuStreamSynchronize(dev_.stream());  // flushed above: stream() throws no more
   try {
     deleter_(ptr_);
   } catch (...) {

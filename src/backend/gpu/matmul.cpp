@@ -35,6 +35,7 @@ namespace wick::gpu {
 
 void* GpuDevice::blas_handle() {
 #if defined(WICK_GPU_BLAS)
+  flush();  // the handle queues on the stream: the deferred ops go first
   std::lock_guard<std::mutex> lock(lazy_mu_);
   if (!blas_handle_) {
     set_device(local_);

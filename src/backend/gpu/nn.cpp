@@ -25,6 +25,20 @@ void check_float(DType dt, const char* op) {
   dispatch_dtype<kFloatDTypes>(dt, op, []<class T>() {});
 }
 
+// A row op (softmax, rms_norm) on contiguous rows, deferred (batch_ops.h).
+batch::Op row_op(batch::Kind kind, const void* x, const void* alpha, void* y, size_t rows, size_t cols,
+                 double p0 = 0) {
+  batch::Op o;
+  o.kind = kind;
+  o.a = x;
+  o.b = alpha;
+  o.out = y;
+  o.n = uint32_t(std::min<size_t>(rows, UINT32_MAX));
+  o.cols = uint32_t(std::min<size_t>(cols, UINT32_MAX));
+  o.p0 = p0;
+  return o;
+}
+
 }  // namespace
 
 StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
@@ -35,6 +49,10 @@ StoragePtr GpuStorage::softmax_last_dim(const Layout& l, bool log) const {
   if (n == 0) return out;
   const void* x = at(l.start_offset());
   void* y = out->raw();
+  if (defer_small(dev_,
+                  row_op(log ? batch::Kind::LogSoftmax : batch::Kind::Softmax, x, nullptr, y, rows, cols),
+                  dtype_, dtype_, n))
+    return out;
   void* args[] = {&rows, &cols, &x, &y};
   static const DTypeKernels softmax(Module::Nn, "softmax"), log_softmax(Module::Nn, "log_softmax");
   dev_.launch((log ? log_softmax : softmax)[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);
@@ -51,6 +69,8 @@ StoragePtr GpuStorage::rms_norm(const Layout& l, const BackendStorage* alpha, co
   const void* a = alpha ? contiguous_data(of(*alpha), *alpha_l, keep) : nullptr;
   const void* x = at(l.start_offset());
   void* y = out->raw();
+  if (defer_small(dev_, row_op(batch::Kind::RmsNorm, x, a, y, rows, cols, eps), dtype_, dtype_, n))
+    return out;
   void* args[] = {&rows, &cols, &x, &a, &y, &eps};
   static const DTypeKernels k(Module::Nn, "rms_norm");
   dev_.launch(k[dtype_], dim3(row_grid(rows)), dim3(row_block(dev_, cols)), args);

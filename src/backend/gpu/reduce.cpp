@@ -36,6 +36,21 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
     WICK_GPU_CHECK(gpuMemsetAsync(out->raw(), 0, n_out * dtype_size(out_dt), dev_.stream()));
     return out;
   }
+  // A small sum / min / max over the last dims of a contiguous input runs deferred.
+  if ((op == ReduceOp::Sum || op == ReduceOp::Min || op == ReduceOp::Max) && l.is_contiguous() &&
+      std::is_sorted(is_red.begin(), is_red.end())) {
+    batch::Op b;
+    b.kind = batch::Kind::Reduce;
+    b.op = uint8_t(op);
+    b.a = at(l.start_offset());
+    b.out = out->raw();
+    b.n = uint32_t(std::min<size_t>(n_out, UINT32_MAX));
+    b.cols = uint32_t(std::min<size_t>(e, UINT32_MAX));
+    // One block: the rule of a device with one multiprocessor.
+    b.tpr = uint32_t(
+        plan::reduce::threads_per_output(wave_size(dev_), 1, plan::reduce::Shape::ContiguousRun, e, n_out));
+    if (defer_small(dev_, b, dtype_, out_dt, n_out * e)) return out;
+  }
   // The kept and the reduced dims, each collapsed on its own (one stride set each).
   Collapsed k = collapse_dims(kd, ks), r = collapse_dims(rd, rs);
   if (r.dims.empty()) {  // every reduced dim has size 1
@@ -89,8 +104,8 @@ StoragePtr GpuStorage::cumsum(const Layout& l, size_t dim) const {
   const size_t blocks =
       inner > 1 ? (outer * inner + block - 1) / block : (outer + block / tpr - 1) / (block / tpr);
   static const DTypeKernels cumsum(Module::Reduce, "cumsum");
-  dev_.launch(cumsum[dtype_], dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))), dim3(unsigned(block)),
-              args);
+  dev_.launch(cumsum[dtype_], dim3(unsigned(std::min<size_t>(blocks, size_t(1) << 20))),
+              dim3(unsigned(block)), args);
   return out;
 }
 
