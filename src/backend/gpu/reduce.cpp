@@ -46,7 +46,8 @@ StoragePtr GpuStorage::reduce(ReduceOp op, const Layout& l, const std::vector<si
     b.out = out->raw();
     b.n = uint32_t(std::min<size_t>(n_out, UINT32_MAX));
     b.cols = uint32_t(std::min<size_t>(e, UINT32_MAX));
-    // One block: the rule of a device with one multiprocessor.
+    // One block of plan::reduce::kBlock threads: the rule of a device with one multiprocessor.
+    static_assert(batch::kBlock == plan::reduce::kBlock, "reduce_rows sizes tpr for its own block");
     b.tpr = uint32_t(
         plan::reduce::threads_per_output(wave_size(dev_), 1, plan::reduce::Shape::ContiguousRun, e, n_out));
     if (defer_small(dev_, b, dtype_, out_dt, n_out * e)) return out;
