@@ -471,12 +471,31 @@ WICK_AVX512 inline void k4_act(const BlockQ8_K& y, K4Act& p) {
 // Q4_K's 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of a super-block: ggml's
 // unpacking of the 12-byte packing (scale_min_k4) on its three 32-bit words u0..u2, in
 // vector lanes: scales 0..3 = u0 & 0x3f.., 4..7 = (u2 & 0x0f..) | (u0 >> 6 & 0x03..) << 4;
-// mins 0..3 = u1 & 0x3f.., 4..7 = (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4. Reads 16
-// bytes at `scales` (the quants follow them in the block).
+// mins 0..3 = u1 & 0x3f.., 4..7 = (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4; in each
+// 128-bit half of u. k4_scales_mins2 and k4_scales_mins read 16 bytes at each block's
+// scales (the quants follow them in the block).
+WICK_AVX512 inline __m256i k4_unpack_scales_mins(__m256i u) {
+  const __m256i a = _mm256_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));  // u0 u2 u1 u2
+  const __m256i b = _mm256_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));  // u0 u0 u1 u1
+  const __m256i even = _mm256_and_si256(a, _mm256_set1_epi32(0x3f3f3f3f));
+  const __m256i lo4 = _mm256_and_si256(_mm256_srlv_epi32(a, _mm256_setr_epi32(0, 0, 0, 4, 0, 0, 0, 4)),
+                                       _mm256_set1_epi32(0x0f0f0f0f));
+  const __m256i hi2 =
+      _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(b, 6), _mm256_set1_epi32(0x03030303)), 4);
+  return _mm256_blend_epi32(even, _mm256_or_si256(lo4, hi2), 0xAA);
+}
+// Those of two super-blocks, one in each 128-bit half.
+WICK_AVX512 inline __m256i k4_scales_mins2(const uint8_t* s0, const uint8_t* s1) {
+  const __m128i u0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0));
+  const __m128i u1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s1));
+  return k4_unpack_scales_mins(_mm256_inserti128_si256(_mm256_castsi128_si256(u0), u1, 1));
+}
+// Those of one, the same steps on 128 bits (the row kernel's: its 256-bit form cost
+// qmatmul 3-4% at m = 8 and 64, docs/PERFORMANCE.md).
 WICK_AVX512 inline __m128i k4_scales_mins(const uint8_t* scales) {
   const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(scales));
-  const __m128i a = _mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));  // u0 u2 u1 u2
-  const __m128i b = _mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));  // u0 u0 u1 u1
+  const __m128i a = _mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));
+  const __m128i b = _mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));
   const __m128i even = _mm_and_si128(a, _mm_set1_epi32(0x3f3f3f3f));
   const __m128i lo4 =
       _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)), _mm_set1_epi32(0x0f0f0f0f));
@@ -499,15 +518,10 @@ struct K4Shuffles {
   }
 };
 
-// One Q4_K super-block against the activation's side p: the scale sums per lane times
-// yd * d into accv, the min sums per lane times yd * dmin into accm; the row's dot is
-// sum(accv) - sum(accm) (q4_k_finish). Every integer sum is exact; the float sums are
-// those of the scalar kernel reassociated (one rounding per block and lane).
-WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512& accv,
-                                   __m256& accm) {
+// The scale sums of a Q4_K super-block w against p, per lane (sc: its scales and mins
+// in every 128-bit lane).
+WICK_AVX512 inline __m512i q4_k_sums(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512i sc) {
   const __m512i m4 = _mm512_set1_epi8(0x0F);
-  const __m128i scm = k4_scales_mins(w.scales);
-  const __m512i sc = _mm512_broadcast_i32x4(scm);
   __m512i sum = _mm512_setzero_si512();
   for (int h = 0; h < 2; ++h) {
     const __m512i b = _mm512_loadu_si512(w.qs + 64 * h);
@@ -517,12 +531,48 @@ WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4S
     sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(hi, p.a[2 * h + 1]),
                               _mm512_shuffle_epi8(sc, sh.v[2 * h + 1]));
   }
+  return sum;
+}
+
+// One Q4_K super-block against the activation's side p: the scale sums per lane times
+// yd * d into accv, the min sums per lane times yd * dmin into accm; the row's dot is
+// sum(accv) - sum(accm) (q4_k_finish). Every integer sum is exact; the float sums are
+// those of the scalar kernel reassociated (one rounding per block and lane).
+WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512& accv,
+                                   __m256& accm) {
+  const __m128i scm = k4_scales_mins(w.scales);
+  const __m512i sum = q4_k_sums(w, p, sh, _mm512_broadcast_i32x4(scm));
   // lanes 4..7: the min sum's partials (the scales meet bsp's zeros)
   const __m256i mins = _mm256_madd_epi16(_mm256_cvtepu8_epi16(scm), p.bsp);
   const __m128 dd =
       _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(int(w.d | uint32_t(w.dmin) << 16))), _mm_set1_ps(p.d));
   accv = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), accv);
   accm = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_cvtepi32_ps(mins), accm);
+}
+
+// Two super-blocks w[0], w[1], with q4_k_block's arithmetic for each in turn: their
+// scales and mins unpacked, their min sums and their d and dmin converted together (an
+// eighth fewer uops a super-block than two q4_k_block: docs/PERFORMANCE.md).
+WICK_AVX512 inline void q4_k_pair(const BlockQ4_K* w, const K4Act* p, const K4Shuffles& sh, __m512& accv,
+                                  __m256& accm) {
+  const __m256i scm = k4_scales_mins2(w[0].scales, w[1].scales);
+  const __m512i scm512 = _mm512_castsi256_si512(scm);
+  const __m512i sum0 = q4_k_sums(w[0], p[0], sh, _mm512_shuffle_i32x4(scm512, scm512, 0x00));
+  const __m512i sum1 = q4_k_sums(w[1], p[1], sh, _mm512_shuffle_i32x4(scm512, scm512, 0x55));
+  const __m512i bsp = _mm512_inserti64x4(_mm512_castsi256_si512(p[0].bsp), p[1].bsp, 1);
+  const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(_mm512_cvtepu8_epi16(scm), bsp));
+  // d0 dmin0 d1 dmin1, times the activations' d
+  const __m128i dw = _mm_unpacklo_epi32(_mm_cvtsi32_si128(int(w[0].d | uint32_t(w[0].dmin) << 16)),
+                                        _mm_cvtsi32_si128(int(w[1].d | uint32_t(w[1].dmin) << 16)));
+  const __m128 yd =
+      _mm_castpd_ps(_mm_unpacklo_pd(_mm_castps_pd(_mm_set1_ps(p[0].d)), _mm_castps_pd(_mm_set1_ps(p[1].d))));
+  const __m512 dd = _mm512_castps128_ps512(_mm_mul_ps(_mm_cvtph_ps(dw), yd));
+  accv = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_setzero_si512(), dd), _mm512_cvtepi32_ps(sum0), accv);
+  accm = _mm256_fmadd_ps(_mm512_castps512_ps256(_mm512_permutexvar_ps(_mm512_set1_epi32(1), dd)),
+                         _mm512_castps512_ps256(mins), accm);
+  accv = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_set1_epi32(2), dd), _mm512_cvtepi32_ps(sum1), accv);
+  accm = _mm256_fmadd_ps(_mm512_castps512_ps256(_mm512_permutexvar_ps(_mm512_set1_epi32(3), dd)),
+                         _mm512_extractf32x8_ps(mins, 1), accm);
 }
 
 WICK_AVX512 inline float q4_k_finish(__m512 accv, __m256 accm) {
@@ -559,7 +609,9 @@ WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const
   for (size_t r = 0; r < n_w; ++r, x += nb) {
     __m512 accv = _mm512_setzero_ps();
     __m256 accm = _mm256_setzero_ps();
-    for (size_t i = 0; i < nb; ++i) q4_k_block(x[i], pa[i], sh, accv, accm);
+    size_t i = 0;
+    for (; i + 2 <= nb; i += 2) q4_k_pair(x + i, pa + i, sh, accv, accm);
+    if (i < nb) q4_k_block(x[i], pa[i], sh, accv, accm);
     s[r] = q4_k_finish(accv, accm);
   }
 }
