@@ -557,38 +557,44 @@ TEST(QuantSimd, EveryLevelMatchesTheScalarKernel) {
 TEST(QuantSimd, MatVecMatchesTheRowKernel) {
   // 7 weight rows (quantized and raw in turn) against one activation row: each result
   // has the bits of the same level's row kernel for that row alone, which the test
-  // above holds to the scalar kernel. 41 blocks of 32 (a tail after the blocks taken
-  // four at a time) or 3 super-blocks of 256.
+  // above holds to the scalar kernel, whichever rows run with it (1, 3 or 7 rows from
+  // the first, 3 from the fifth). Blocks of 32: 41 (two groups of 16 blocks, two steps
+  // of 4 on their own and a tail block), 16 (one group), 3 (the tail alone);
+  // super-blocks of 256: 3 and 1.
   const size_t nw = 7;
   for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
-    const size_t n = ggml_block_size(t) == 256 ? 3 * 256 : 41 * 32;
-    const GgmlType at = ggml_vec_dot_type(t);
-    std::vector<uint8_t> act(ggml_row_size(at, n));
-    std::mt19937 rng(5);
-    std::normal_distribution<float> nd(0.0f, 1.0f);
-    std::vector<float> xv(n);
-    for (auto& v : xv) v = nd(rng);
-    q::quantize_row(at, xv.data(), act.data(), n);
-    const size_t wrow = ggml_row_size(t, n);
-    std::vector<uint8_t> w(nw * wrow);
-    for (size_t r = 0; r < nw; ++r) {
-      const auto row = weight_row(t, n, uint32_t(30 + r), r % 2 == 1);
-      std::memcpy(w.data() + r * wrow, row.data(), wrow);
-    }
-    for (cpu::Isa level : simd_levels()) {
-      const q::MatVec mv = q::mat_vec_simd(t, level);
-      if (!mv.run) continue;
-      std::vector<uint8_t> prep(mv.prep_bytes(n) + 64);
-      uint8_t* const pp = prep.data() + (64 - reinterpret_cast<uintptr_t>(prep.data()) % 64) % 64;
-      mv.prepare(n, act.data(), pp);
-      for (size_t rows : {size_t(1), size_t(3), nw}) {
-        std::vector<float> got(rows);
-        mv.run(n, w.data(), rows, act.data(), pp, got.data());
-        for (size_t r = 0; r < rows; ++r) {
-          float want;
-          q::vec_dot_simd(t, level)(n, w.data() + r * wrow, act.data(), 1, &want);
-          EXPECT_EQ(bits_of(got[r]), bits_of(want))
-              << ggml_type_name(t) << " at " << cpu::isa_name(level) << " row " << r << " of " << rows;
+    const bool k_quant = ggml_block_size(t) == 256;
+    for (size_t nb : k_quant ? std::vector<size_t>{3, 1} : std::vector<size_t>{41, 16, 3}) {
+      const size_t n = nb * ggml_block_size(t);
+      const GgmlType at = ggml_vec_dot_type(t);
+      std::vector<uint8_t> act(ggml_row_size(at, n));
+      std::mt19937 rng(5);
+      std::normal_distribution<float> nd(0.0f, 1.0f);
+      std::vector<float> xv(n);
+      for (auto& v : xv) v = nd(rng);
+      q::quantize_row(at, xv.data(), act.data(), n);
+      const size_t wrow = ggml_row_size(t, n);
+      std::vector<uint8_t> w(nw * wrow);
+      for (size_t r = 0; r < nw; ++r) {
+        const auto row = weight_row(t, n, uint32_t(30 + r), r % 2 == 1);
+        std::memcpy(w.data() + r * wrow, row.data(), wrow);
+      }
+      for (cpu::Isa level : simd_levels()) {
+        const q::MatVec mv = q::mat_vec_simd(t, level);
+        if (!mv.run) continue;
+        std::vector<uint8_t> prep(mv.prep_bytes(n) + 64);
+        uint8_t* const pp = prep.data() + (64 - reinterpret_cast<uintptr_t>(prep.data()) % 64) % 64;
+        mv.prepare(n, act.data(), pp);
+        for (auto [first, rows] : {std::pair<size_t, size_t>{0, 1}, {0, 3}, {0, nw}, {4, 3}}) {
+          std::vector<float> got(rows);
+          mv.run(n, w.data() + first * wrow, rows, act.data(), pp, got.data());
+          for (size_t r = first; r < first + rows; ++r) {
+            float want;
+            q::vec_dot_simd(t, level)(n, w.data() + r * wrow, act.data(), 1, &want);
+            EXPECT_EQ(bits_of(got[r - first]), bits_of(want))
+                << ggml_type_name(t) << " at " << cpu::isa_name(level) << ", " << nb << " blocks, row " << r
+                << " of " << first << ".." << first + rows;
+          }
         }
       }
     }

@@ -297,25 +297,13 @@ WICK_AVX512 inline __m128 four_scales(const BlockQ4_0* p) {
   const __m512i w = _mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p));
   return _mm_cvtph_ps(_mm512_castsi512_si128(w));
 }
-WICK_AVX512 inline __m128 four_scales(const BlockQ8_0* p) {
+
+WICK_AVX512 inline __m128i four_d(const BlockQ8_0* p) {
   const __m512i idx = _mm512_castsi128_si512(_mm_setr_epi16(0, 17, 32 + 2, 32 + 19, 0, 0, 0, 0));
   const __m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(reinterpret_cast<const uint8_t*>(p) + 64);
-  return _mm_cvtph_ps(_mm512_castsi512_si128(_mm512_permutex2var_epi16(a, idx, b)));
+  return _mm512_castsi512_si128(_mm512_permutex2var_epi16(a, idx, b));
 }
-
-// four_scales, each block's scale in its four lanes of a vector (lanes 4k..4k+3: block
-// k), widened from 16 words picked by one permute.
-WICK_AVX512 inline __m512 four_scales_wide(const BlockQ4_0* p) {
-  const __m512i idx =
-      _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 18, 27, 27, 27, 27));
-  return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p))));
-}
-WICK_AVX512 inline __m512 four_scales_wide(const BlockQ8_0* p) {
-  const __m512i idx =
-      _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 17, 17, 17, 17, 34, 34, 34, 34, 51, 51, 51, 51));
-  const __m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(reinterpret_cast<const uint8_t*>(p) + 64);
-  return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi16(a, idx, b)));
-}
+WICK_AVX512 inline __m128 four_scales(const BlockQ8_0* p) { return _mm_cvtph_ps(four_d(p)); }
 
 // The quants of four blocks as unsigned bytes, each block's columns 0..15 in its
 // 16-byte group of lo and 16..31 in hi, and the offset that makes them unsigned: Q4_0's
@@ -325,11 +313,20 @@ WICK_AVX512 inline void quad_quants(const BlockQ4_0* x, __m512i& lo, __m512i& hi
   lo = _mm512_and_si512(q, m4);
   hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
 }
+// The quants of four Q8_0 blocks as stored, each block's 0..15 in its 16-byte group of
+// lo and 16..31 in hi: blocks 0 and 1, 2 and 3 side by side ([lo0 hi0 lo1 hi1]), then
+// their groups sorted (two 32-byte inserts and two shuffles against six 16-byte
+// inserts: docs/PERFORMANCE.md).
+WICK_AVX512 inline void quad_halves(const BlockQ8_0* x, __m512i& lo, __m512i& hi) {
+  const __m512i a = pair256(x[0].qs, x[1].qs), b = pair256(x[2].qs, x[3].qs);
+  lo = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  hi = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+}
 WICK_AVX512 inline void quad_quants(const BlockQ8_0* x, __m512i& lo, __m512i& hi) {
   const __m512i flip = _mm512_set1_epi8(char(0x80));
-  const uint8_t* q = reinterpret_cast<const uint8_t*>(x[0].qs);
-  lo = _mm512_xor_si512(four128(q, sizeof(BlockQ8_0)), flip);
-  hi = _mm512_xor_si512(four128(q + 16, sizeof(BlockQ8_0)), flip);
+  quad_halves(x, lo, hi);
+  lo = _mm512_xor_si512(lo, flip);
+  hi = _mm512_xor_si512(hi, flip);
 }
 template <class B>
 inline constexpr char kQuadOffset = std::is_same_v<B, BlockQ4_0> ? 8 : char(0x80);
@@ -354,8 +351,8 @@ WICK_AVX512 void q_0_quad_avx512(size_t nb, const B* x, const BlockQ8_0* y, size
     const __m128 dx = four_scales(x + i);
     for (int r = 0; r < R; ++r) {
       const BlockQ8_0* b = y + r * ys + i;
-      const __m512i yl = four128(reinterpret_cast<const uint8_t*>(b[0].qs), sizeof(BlockQ8_0));
-      const __m512i yh = four128(reinterpret_cast<const uint8_t*>(b[0].qs) + 16, sizeof(BlockQ8_0));
+      __m512i yl, yh;
+      quad_halves(b, yl, yh);
       const __m512i t = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, yl), hi, yh);
       const __m512i c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, yl), off, yh);
       const __m128 d = _mm_mul_ps(dx, four_scales(b));
@@ -369,44 +366,81 @@ WICK_AVX512 void q_0_quad_avx512(size_t nb, const B* x, const BlockQ8_0* y, size
 }
 
 // The activation's side of a step of q_0_quad_avx512 for four Q8_0 blocks: their
-// quants in the four blocks' order (low and high 16 bytes), the offset's dot with them
-// and their scales.
+// quants in the four blocks' order (low and high 16 bytes) and minus the offset's dot
+// with them (so the weight's sums start from it). The blocks' d follow all the steps
+// of a row as floats (q_0_quad_prepare).
 struct QuadAct {
-  __m512i yl, yh, c;
-  __m512 dy;  // four_scales_wide
+  __m512i yl, yh, nc;
 };
 
-// The activation's side of every step of a Q8_0 row (nb blocks): QuadAct for each
-// four blocks, the tail left to the row kernel.
+// The steps' QuadAct, then the d of their blocks (f32), for a Q8_0 row of nb blocks.
+size_t quad_prep_bytes(size_t nb) { return nb / 4 * (sizeof(QuadAct) + 4 * sizeof(float)); }
+
 template <class B>
 WICK_AVX512 void q_0_quad_prepare(size_t nb, const BlockQ8_0* y, QuadAct* pa) {
   const __m512i off = _mm512_set1_epi8(kQuadOffset<B>);
-  for (size_t q = 0; q < nb / 4; ++q) {
-    const uint8_t* yq = reinterpret_cast<const uint8_t*>(y[4 * q].qs);
+  const size_t nq = nb / 4;
+  for (size_t q = 0; q < nq; ++q) {
     QuadAct& p = pa[q];
-    p.yl = four128(yq, sizeof(BlockQ8_0));
-    p.yh = four128(yq + 16, sizeof(BlockQ8_0));
-    p.c = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, p.yl), off, p.yh);
-    p.dy = four_scales_wide(y + 4 * q);
+    quad_halves(y + 4 * q, p.yl, p.yh);
+    p.nc = _mm512_sub_epi32(
+        _mm512_setzero_si512(),
+        _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), off, p.yl), off, p.yh));
   }
+  float* dy = reinterpret_cast<float*>(pa + nq);
+  for (size_t j = 0; j < 4 * nq; ++j) dy[j] = h2f(y[j].d);
+}
+
+// The f16 d of the 16 blocks of four steps at x, in block order: Q4_0's from the 64
+// bytes at each step (words 0, 9, 18, 27), two steps a permute; Q8_0's as four_scales
+// reads them, a step a permute.
+WICK_AVX512 inline __m256i sixteen_d(const BlockQ4_0* x) {
+  static constexpr int16_t kIdx[32] = {0, 9, 18, 27, 32, 41, 50, 59};
+  const __m512i idx = _mm512_loadu_si512(kIdx);
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(x);
+  const __m512i a = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), idx, _mm512_loadu_si512(p + 72));
+  const __m512i b = _mm512_permutex2var_epi16(_mm512_loadu_si512(p + 144), idx, _mm512_loadu_si512(p + 216));
+  return _mm256_inserti128_si256(_mm512_castsi512_si256(a), _mm512_castsi512_si128(b), 1);
+}
+WICK_AVX512 inline __m256i sixteen_d(const BlockQ8_0* x) {
+  const __m128i a = _mm_unpacklo_epi64(four_d(x), four_d(x + 4));
+  const __m128i b = _mm_unpacklo_epi64(four_d(x + 8), four_d(x + 12));
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
 }
 
 // Q4_0 or Q8_0 (B): n_w weight rows (nb blocks each, back to back) against one Q8_0
 // row y and its prepared side pa, each row's arithmetic that of q_0_quad_avx512<B, 1>;
-// the rows are read one after the other, one sequential stream.
+// the rows are read one after the other, one sequential stream. The weight's and the
+// activation's d multiply 16 blocks at a time (one conversion, one multiply), each
+// step's four taken to their lanes by a permute; the weight's sums start from the
+// prepared -offset * sum(activation). Against the scales of each step converted and
+// multiplied in their lanes and a subtract: a fifth fewer vector uops (llvm-mca's Ice
+// Lake server model) and a fifth less prepared data (docs/PERFORMANCE.md).
 template <class B>
 WICK_AVX512 void q_0_quad_mv_avx512(size_t nb, const B* x, size_t n_w, const BlockQ8_0* y, const QuadAct* pa,
                                     float* s) {
   const size_t nq = nb / 4;
+  const float* dy = reinterpret_cast<const float*>(pa + nq);
+  __m512i lane_block[4];  // lanes 4k..4k+3: block 4i + k of 16
+  for (int i = 0; i < 4; ++i)
+    lane_block[i] = _mm512_add_epi32(_mm512_set1_epi32(4 * i),
+                                     _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
   for (size_t r = 0; r < n_w; ++r, x += nb) {
     __m512 acc = _mm512_setzero_ps();
-    for (size_t q = 0; q < nq; ++q) {
+    auto step = [&](size_t q, __m512 dz) WICK_AVX512 {
       __m512i lo, hi;
       quad_quants(x + 4 * q, lo, hi);
-      const __m512i t =
-          _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, pa[q].yl), hi, pa[q].yh);
-      const __m512 dz = _mm512_mul_ps(four_scales_wide(x + 4 * q), pa[q].dy);
-      acc = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(_mm512_sub_epi32(t, pa[q].c)), acc);
+      const __m512i t = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(pa[q].nc, lo, pa[q].yl), hi, pa[q].yh);
+      acc = _mm512_fmadd_ps(dz, _mm512_cvtepi32_ps(t), acc);
+    };
+    size_t q = 0;
+    for (; q + 4 <= nq; q += 4) {
+      const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(sixteen_d(x + 4 * q)), _mm512_loadu_ps(dy + 4 * q));
+      for (int i = 0; i < 4; ++i) step(q + i, _mm512_permutexvar_ps(lane_block[i], d));
+    }
+    for (; q < nq; ++q) {
+      const __m128 d = _mm_mul_ps(four_scales(x + 4 * q), _mm_loadu_ps(dy + 4 * q));
+      step(q, _mm512_permutexvar_ps(lane_block[0], _mm512_castps128_ps512(d)));
     }
     float tail = 0;
     if (4 * nq < nb) q_0_avx512<B, 1>(nb - 4 * nq, x + 4 * nq, y + 4 * nq, nb, &tail);
@@ -437,12 +471,31 @@ WICK_AVX512 inline void k4_act(const BlockQ8_K& y, K4Act& p) {
 // Q4_K's 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of a super-block: ggml's
 // unpacking of the 12-byte packing (scale_min_k4) on its three 32-bit words u0..u2, in
 // vector lanes: scales 0..3 = u0 & 0x3f.., 4..7 = (u2 & 0x0f..) | (u0 >> 6 & 0x03..) << 4;
-// mins 0..3 = u1 & 0x3f.., 4..7 = (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4. Reads 16
-// bytes at `scales` (the quants follow them in the block).
+// mins 0..3 = u1 & 0x3f.., 4..7 = (u2 >> 4 & 0x0f..) | (u1 >> 6 & 0x03..) << 4; in each
+// 128-bit half of u. k4_scales_mins2 and k4_scales_mins read 16 bytes at each block's
+// scales (the quants follow them in the block).
+WICK_AVX512 inline __m256i k4_unpack_scales_mins(__m256i u) {
+  const __m256i a = _mm256_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));  // u0 u2 u1 u2
+  const __m256i b = _mm256_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));  // u0 u0 u1 u1
+  const __m256i even = _mm256_and_si256(a, _mm256_set1_epi32(0x3f3f3f3f));
+  const __m256i lo4 = _mm256_and_si256(_mm256_srlv_epi32(a, _mm256_setr_epi32(0, 0, 0, 4, 0, 0, 0, 4)),
+                                       _mm256_set1_epi32(0x0f0f0f0f));
+  const __m256i hi2 =
+      _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(b, 6), _mm256_set1_epi32(0x03030303)), 4);
+  return _mm256_blend_epi32(even, _mm256_or_si256(lo4, hi2), 0xAA);
+}
+// Those of two super-blocks, one in each 128-bit half.
+WICK_AVX512 inline __m256i k4_scales_mins2(const uint8_t* s0, const uint8_t* s1) {
+  const __m128i u0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0));
+  const __m128i u1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s1));
+  return k4_unpack_scales_mins(_mm256_inserti128_si256(_mm256_castsi128_si256(u0), u1, 1));
+}
+// Those of one, the same steps on 128 bits (the row kernel's: its 256-bit form cost
+// qmatmul 3-4% at m = 8 and 64, docs/PERFORMANCE.md).
 WICK_AVX512 inline __m128i k4_scales_mins(const uint8_t* scales) {
   const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(scales));
-  const __m128i a = _mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));  // u0 u2 u1 u2
-  const __m128i b = _mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));  // u0 u0 u1 u1
+  const __m128i a = _mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0));
+  const __m128i b = _mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0));
   const __m128i even = _mm_and_si128(a, _mm_set1_epi32(0x3f3f3f3f));
   const __m128i lo4 =
       _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)), _mm_set1_epi32(0x0f0f0f0f));
@@ -465,15 +518,10 @@ struct K4Shuffles {
   }
 };
 
-// One Q4_K super-block against the activation's side p: the scale sums per lane times
-// yd * d into accv, the min sums per lane times yd * dmin into accm; the row's dot is
-// sum(accv) - sum(accm) (q4_k_finish). Every integer sum is exact; the float sums are
-// those of the scalar kernel reassociated (one rounding per block and lane).
-WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512& accv,
-                                   __m256& accm) {
+// The scale sums of a Q4_K super-block w against p, per lane (sc: its scales and mins
+// in every 128-bit lane).
+WICK_AVX512 inline __m512i q4_k_sums(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512i sc) {
   const __m512i m4 = _mm512_set1_epi8(0x0F);
-  const __m128i scm = k4_scales_mins(w.scales);
-  const __m512i sc = _mm512_broadcast_i32x4(scm);
   __m512i sum = _mm512_setzero_si512();
   for (int h = 0; h < 2; ++h) {
     const __m512i b = _mm512_loadu_si512(w.qs + 64 * h);
@@ -483,12 +531,48 @@ WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4S
     sum = _mm512_dpwssd_epi32(sum, _mm512_maddubs_epi16(hi, p.a[2 * h + 1]),
                               _mm512_shuffle_epi8(sc, sh.v[2 * h + 1]));
   }
+  return sum;
+}
+
+// One Q4_K super-block against the activation's side p: the scale sums per lane times
+// yd * d into accv, the min sums per lane times yd * dmin into accm; the row's dot is
+// sum(accv) - sum(accm) (q4_k_finish). Every integer sum is exact; the float sums are
+// those of the scalar kernel reassociated (one rounding per block and lane).
+WICK_AVX512 inline void q4_k_block(const BlockQ4_K& w, const K4Act& p, const K4Shuffles& sh, __m512& accv,
+                                   __m256& accm) {
+  const __m128i scm = k4_scales_mins(w.scales);
+  const __m512i sum = q4_k_sums(w, p, sh, _mm512_broadcast_i32x4(scm));
   // lanes 4..7: the min sum's partials (the scales meet bsp's zeros)
   const __m256i mins = _mm256_madd_epi16(_mm256_cvtepu8_epi16(scm), p.bsp);
   const __m128 dd =
       _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(int(w.d | uint32_t(w.dmin) << 16))), _mm_set1_ps(p.d));
   accv = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(sum), accv);
   accm = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_cvtepi32_ps(mins), accm);
+}
+
+// Two super-blocks w[0], w[1], with q4_k_block's arithmetic for each in turn: their
+// scales and mins unpacked, their min sums and their d and dmin converted together (an
+// eighth fewer uops a super-block than two q4_k_block: docs/PERFORMANCE.md).
+WICK_AVX512 inline void q4_k_pair(const BlockQ4_K* w, const K4Act* p, const K4Shuffles& sh, __m512& accv,
+                                  __m256& accm) {
+  const __m256i scm = k4_scales_mins2(w[0].scales, w[1].scales);
+  const __m512i scm512 = _mm512_castsi256_si512(scm);
+  const __m512i sum0 = q4_k_sums(w[0], p[0], sh, _mm512_shuffle_i32x4(scm512, scm512, 0x00));
+  const __m512i sum1 = q4_k_sums(w[1], p[1], sh, _mm512_shuffle_i32x4(scm512, scm512, 0x55));
+  const __m512i bsp = _mm512_inserti64x4(_mm512_castsi256_si512(p[0].bsp), p[1].bsp, 1);
+  const __m512 mins = _mm512_cvtepi32_ps(_mm512_madd_epi16(_mm512_cvtepu8_epi16(scm), bsp));
+  // d0 dmin0 d1 dmin1, times the activations' d
+  const __m128i dw = _mm_unpacklo_epi32(_mm_cvtsi32_si128(int(w[0].d | uint32_t(w[0].dmin) << 16)),
+                                        _mm_cvtsi32_si128(int(w[1].d | uint32_t(w[1].dmin) << 16)));
+  const __m128 yd =
+      _mm_castpd_ps(_mm_unpacklo_pd(_mm_castps_pd(_mm_set1_ps(p[0].d)), _mm_castps_pd(_mm_set1_ps(p[1].d))));
+  const __m512 dd = _mm512_castps128_ps512(_mm_mul_ps(_mm_cvtph_ps(dw), yd));
+  accv = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_setzero_si512(), dd), _mm512_cvtepi32_ps(sum0), accv);
+  accm = _mm256_fmadd_ps(_mm512_castps512_ps256(_mm512_permutexvar_ps(_mm512_set1_epi32(1), dd)),
+                         _mm512_castps512_ps256(mins), accm);
+  accv = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_set1_epi32(2), dd), _mm512_cvtepi32_ps(sum1), accv);
+  accm = _mm256_fmadd_ps(_mm512_castps512_ps256(_mm512_permutexvar_ps(_mm512_set1_epi32(3), dd)),
+                         _mm512_extractf32x8_ps(mins, 1), accm);
 }
 
 WICK_AVX512 inline float q4_k_finish(__m512 accv, __m256 accm) {
@@ -525,7 +609,9 @@ WICK_AVX512 void q4_k_mv_avx512(size_t nb, const BlockQ4_K* x, size_t n_w, const
   for (size_t r = 0; r < n_w; ++r, x += nb) {
     __m512 accv = _mm512_setzero_ps();
     __m256 accm = _mm256_setzero_ps();
-    for (size_t i = 0; i < nb; ++i) q4_k_block(x[i], pa[i], sh, accv, accm);
+    size_t i = 0;
+    for (; i + 2 <= nb; i += 2) q4_k_pair(x + i, pa + i, sh, accv, accm);
+    if (i < nb) q4_k_block(x[i], pa[i], sh, accv, accm);
     s[r] = q4_k_finish(accv, accm);
   }
 }
@@ -665,12 +751,13 @@ WICK_AVX512 void quantize_q8_k_avx512(const float* x, void* out, size_t n) {
   }
 }
 
-// A mat-vec kernel of nb blocks a row, with its activation side P, as a MatVec.
-template <class B, class A, class P, int kBlock, void (*Prep)(size_t, const A*, P*),
-          void (*Run)(size_t, const B*, size_t, const A*, const P*, float*), size_t kPerPrep>
+// A mat-vec kernel of nb blocks a row, with its activation side P (Bytes(nb) bytes), as
+// a MatVec.
+template <class B, class A, class P, int kBlock, size_t (*Bytes)(size_t), void (*Prep)(size_t, const A*, P*),
+          void (*Run)(size_t, const B*, size_t, const A*, const P*, float*)>
 MatVec mat_vec_of() {
   MatVec m;
-  m.prep_bytes = [](size_t n) { return std::is_empty_v<P> ? 0 : n / kBlock / kPerPrep * sizeof(P); };
+  m.prep_bytes = [](size_t n) { return Bytes(n / kBlock); };
   m.prepare = [](size_t n, const void* act, void* prep) {
     Prep(n / kBlock, static_cast<const A*>(act), static_cast<P*>(prep));
   };
@@ -679,6 +766,12 @@ MatVec mat_vec_of() {
         s);
   };
   return m;
+}
+
+// A P a block (none where P is empty).
+template <class P>
+size_t per_block(size_t nb) {
+  return std::is_empty_v<P> ? 0 : nb * sizeof(P);
 }
 
 }  // namespace
@@ -728,15 +821,16 @@ MatVec mat_vec_simd(GgmlType t, cpu::Isa level) {
   if (level != cpu::Isa::Avx512) return {};
   switch (t) {
     case GgmlType::Q4_0:
-      return mat_vec_of<BlockQ4_0, BlockQ8_0, QuadAct, kQK4_0, q_0_quad_prepare<BlockQ4_0>,
-                        q_0_quad_mv_avx512<BlockQ4_0>, 4>();
+      return mat_vec_of<BlockQ4_0, BlockQ8_0, QuadAct, kQK4_0, quad_prep_bytes, q_0_quad_prepare<BlockQ4_0>,
+                        q_0_quad_mv_avx512<BlockQ4_0>>();
     case GgmlType::Q8_0:
-      return mat_vec_of<BlockQ8_0, BlockQ8_0, QuadAct, kQK8_0, q_0_quad_prepare<BlockQ8_0>,
-                        q_0_quad_mv_avx512<BlockQ8_0>, 4>();
+      return mat_vec_of<BlockQ8_0, BlockQ8_0, QuadAct, kQK8_0, quad_prep_bytes, q_0_quad_prepare<BlockQ8_0>,
+                        q_0_quad_mv_avx512<BlockQ8_0>>();
     case GgmlType::Q4_K:
-      return mat_vec_of<BlockQ4_K, BlockQ8_K, K4Act, kQK_K, q4_k_prepare, q4_k_mv_avx512, 1>();
+      return mat_vec_of<BlockQ4_K, BlockQ8_K, K4Act, kQK_K, per_block<K4Act>, q4_k_prepare, q4_k_mv_avx512>();
     case GgmlType::Q6_K:
-      return mat_vec_of<BlockQ6_K, BlockQ8_K, NoPrep, kQK_K, q6_k_prepare, q6_k_mv_avx512, 1>();
+      return mat_vec_of<BlockQ6_K, BlockQ8_K, NoPrep, kQK_K, per_block<NoPrep>, q6_k_prepare,
+                        q6_k_mv_avx512>();
     default:
       return {};
   }
