@@ -8,12 +8,13 @@
 // (one block, kBlock threads) runs up to kMaxOps of them in their order, a block
 // barrier between two. The records travel in the launch's parameters.
 //
-// An op is batched when every operand is contiguous, its dtypes are float dtypes,
-// its input and output hold at most kMaxElements elements, and the device's stream is
-// not being recorded into a graph. The ops: every unary op, powf, elu, affine, every
-// binary op, swiglu, casts between float dtypes, sum / min / max over a contiguous run,
-// rms_norm, softmax and log_softmax over the last dim. Each runs the device function
-// its own kernel runs (the same formulas in the same order), on one block.
+// An op is batched when its dtypes are float dtypes, its input and output hold at most
+// kMaxElements elements, and the device's stream is not being recorded into a graph.
+// A map op's operands may be strided views and broadcasts (stride 0) whose dims collapse
+// to at most kMaxDims; every other op's operands are contiguous. The ops: every unary op, powf, elu, affine,
+// every binary op, swiglu, casts between float dtypes, sum / min / max over a contiguous run, rms_norm,
+// softmax and log_softmax over the last dim. Each runs the device function its own kernel runs (the same
+// formulas in the same order), on one block.
 #pragma once
 
 #include <stddef.h>
@@ -40,7 +41,8 @@ enum class Float : uint8_t { F16, BF16, F32, F64 };
 
 inline constexpr unsigned kBlock = 256;
 inline constexpr size_t kMaxElements = 4096;
-inline constexpr uint32_t kMaxOps = 64;
+inline constexpr uint32_t kMaxOps = 40;
+inline constexpr int kMaxDims = 3;
 
 struct Op {
   const void* a = nullptr;  // the input (row ops: x; binary: lhs)
@@ -50,6 +52,11 @@ struct Op {
   uint32_t n = 0;         // map ops: elements; reduce: outputs; row ops: rows
   uint32_t cols = 0;      // reduce: elements an output; row ops: the row's length
   uint32_t tpr = 0;       // reduce: threads an output (plan::reduce::threads_per_output)
+  // Map ops on strided operands: nd collapsed dims (0: every operand contiguous), and
+  // each input's strides in elements (the kernels' `info`, common.cuh).
+  uint32_t dims[kMaxDims] = {};
+  uint32_t strides[2][kMaxDims] = {};
+  uint8_t nd = 0;
   Kind kind = Kind::Unary;
   uint8_t op = 0;  // the UnaryOp, BinaryOp or ReduceOp
   Float dtype = Float::F32, out_dtype = Float::F32;

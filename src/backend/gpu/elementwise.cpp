@@ -38,20 +38,37 @@ StoragePtr run_map(GpuDevice& dev, const MapLaunch& m) {
   // Every operand contiguous: no info, one dim (the kernels ignore num_dims then).
   const bool all_contiguous =
       std::all_of(layouts.begin(), layouts.end(), [](const Layout* l) { return l->is_contiguous(); });
-  if (m.small && all_contiguous) {
+  Collapsed c;
+  if (!all_contiguous) c = collapse(layouts);
+  if (m.small && n <= batch::kMaxElements) {
     batch::Op op = *m.small;
     op.a = m.inputs[0]->at(m.layouts[0]->start_offset());
     if (m.n_inputs > 1) op.b = m.inputs[1]->at(m.layouts[1]->start_offset());
     op.out = out->raw();
-    op.n = uint32_t(std::min<size_t>(n, UINT32_MAX));
-    if (defer_small(dev, op, m.inputs[0]->dtype(), m.out_dtype, n)) return out;
+    op.n = uint32_t(n);
+    // Strided operands: their collapsed dims and strides travel in the record, each
+    // input's offsets within 32 bits (map_n_staged).
+    bool fits = true;
+    if (!all_contiguous && !c.contiguous) {
+      fits = c.dims.size() <= size_t(batch::kMaxDims);
+      std::array<size_t, 2> extent{};
+      for (size_t d = 0; fits && d < c.dims.size(); ++d) {
+        op.dims[d] = uint32_t(c.dims[d]);
+        for (size_t j = 0; j < m.n_inputs; ++j) {
+          fits = fits && c.strides[j][d] <= UINT32_MAX;
+          extent[j] += (c.dims[d] - 1) * std::min<size_t>(c.strides[j][d], UINT32_MAX);
+          op.strides[j][d] = uint32_t(c.strides[j][d]);
+        }
+      }
+      fits = fits && extent[0] <= UINT32_MAX && extent[1] <= UINT32_MAX;
+      op.nd = uint8_t(c.dims.size());
+    }
+    if (fits && defer_small(dev, op, m.inputs[0]->dtype(), m.out_dtype, n)) return out;
   }
-  Collapsed c;
   DeviceBuffer info_buf;
   const size_t* info = nullptr;
   size_t numel = n, nd = 1;
   if (!all_contiguous) {
-    c = collapse(layouts);
     nd = c.dims.size();
     if (!c.contiguous) {
       info_buf = upload(dev, c.info());

@@ -308,7 +308,8 @@ __device__ __forceinline__ void apply_vec(Vec<Out, V>& o, const Op& op, const VI
   for (int j = 0; j < V; ++j) o.v[j] = op(vin.v[j]...);
 }
 
-template <class Out, class Op, class... In, size_t... Is>
+// Stage: copy a strided op's info to shared memory first (false: it lies there already).
+template <bool Stage, class Out, class Op, class... In, size_t... Is>
 __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, int nd, const size_t* info,
                                          Out* out, const Op& op, const In*... in) {
   constexpr int K = int(sizeof...(In));
@@ -351,17 +352,24 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
   }
 
   // Strided: stage dims and strides in shared memory when they fit.
-  __shared__ size_t sh_info[kMaxSharedInfo];
   const size_t* dims = info;
-  if (size_t(nd) * (K + 1) <= size_t(kMaxSharedInfo)) {
-    for (int j = threadIdx.x; j < nd * (K + 1); j += blockDim.x) sh_info[j] = info[j];
-    __syncthreads();
-    dims = sh_info;
+  if constexpr (Stage) {
+    __shared__ size_t sh_info[kMaxSharedInfo];
+    if (size_t(nd) * (K + 1) <= size_t(kMaxSharedInfo)) {
+      for (int j = threadIdx.x; j < nd * (K + 1); j += blockDim.x) sh_info[j] = info[j];
+      __syncthreads();
+      dims = sh_info;
+    }
   }
   const size_t* const strides[K] = {(dims + size_t(nd) * (Is + 1))...};
 
-  bool fits32 = n <= 0xffffffffull;
-  ((fits32 = fits32 && strided_extent(nd, dims, strides[Is]) <= 0xffffffffull), ...);
+  // 32-bit offsets where every offset fits; a caller that staged its info guarantees so
+  // (so only the 32-bit loops are compiled for it).
+  bool fits32 = !Stage;
+  if constexpr (Stage) {
+    fits32 = n <= 0xffffffffull;
+    ((fits32 = fits32 && strided_extent(nd, dims, strides[Is]) <= 0xffffffffull), ...);
+  }
 
   // Inner-contiguous vector path: the last dim is unit-stride in every operand and
   // vectors never straddle a row, so one index computation serves V elements.
@@ -406,7 +414,14 @@ __device__ __forceinline__ void map_impl(std::index_sequence<Is...>, size_t n, i
 template <class Out, class Op, class... In>
 __device__ __forceinline__ void map_n(size_t n, size_t nd, const size_t* info, Out* out, const Op& op,
                                       const In*... in) {
-  map_impl(std::index_sequence_for<In...>{}, n, int(nd), info, out, op, in...);
+  map_impl<true>(std::index_sequence_for<In...>{}, n, int(nd), info, out, op, in...);
+}
+// map_n with `info` in shared memory already (the caller staged it; kernels/batch.cu),
+// and every offset within 32 bits.
+template <class Out, class Op, class... In>
+__device__ __forceinline__ void map_n_staged(size_t n, size_t nd, const size_t* info, Out* out, const Op& op,
+                                             const In*... in) {
+  map_impl<false>(std::index_sequence_for<In...>{}, n, int(nd), info, out, op, in...);
 }
 
 }  // namespace wk
