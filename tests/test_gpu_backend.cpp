@@ -517,6 +517,25 @@ TEST(GpuDeferred, OtherWorkRunsAfterTheDeferredOpsBeforeIt) {
   }
 }
 
+// An allocation the device cannot hold returns the cached blocks to the runtime before
+// it fails: a deferred op still reading such a block runs first, on the old values
+// (compute-sanitizer memcheck in scripts/gpu-check.sh sees any read of freed memory).
+TEST(GpuDeferred, AFailedAllocationRunsTheDeferredOpsBeforeFreeingTheCache) {
+  REQUIRE_GPU();
+  std::vector<float> a(256);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = float(i) * 0.015625f - 2.0f;
+  Tensor t = Tensor::from_vector(a, {256}, kGpu);
+  synchronize(kGpu);
+  const long before = deferred_ops();
+  const Tensor y = t.exp();
+  t = Tensor();  // its block goes to the cache while the deferred exp still reads it
+  EXPECT_EQ(deferred_ops() - before, 1);
+  EXPECT_THROW((void)Tensor::empty(Shape{size_t(1) << 38}, DType::F32, kGpu), Error);  // 1 TiB
+  const std::vector<float> got = y.to_vector<float>();
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(double(got[i]), std::exp(double(a[i])), 1e-6 * std::exp(double(a[i]))) << i;
+}
+
 // Map ops on strided views and broadcasts run deferred too (their collapsed dims and
 // strides travel with the op): a transposed view, a view from an offset, a row and a
 // column broadcast, a broadcast scalar, a 3-D permuted view, in f32 and f16. Each

@@ -198,11 +198,7 @@ void* CachingAllocator::allocate(size_t bytes, bool host_written) {
     if (err == gpuErrorMemoryAllocation) {
       (void)gpuGetLastError();
       // Free every cached block and retry once.
-      for (auto& v : free_) {
-        for (void* q : v) WICK_GPU_CHECK(gpuFree(q));
-        v.clear();
-      }
-      cached_ = 0;
+      free_cached();
       err = gpuMalloc(&p, cls);
       if (err == gpuErrorMemoryAllocation) {
         (void)gpuGetLastError();
@@ -238,6 +234,13 @@ void CachingAllocator::release(void* p, size_t bytes) {
 
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mu_);
+  free_cached();
+}
+
+void CachingAllocator::free_cached() {
+  // A freed block goes back to the runtime only after the work queued on the stream;
+  // work not queued yet (deferred ops that read a cached block) is queued first.
+  if (before_free_) before_free_();
   set_device(ordinal_);
   for (auto& v : free_) {
     for (void* q : v) WICK_GPU_CHECK(gpuFree(q));
@@ -291,7 +294,7 @@ GpuDevice::GpuDevice(int local_ordinal, int global_ordinal, DeviceInfo info)
       global_(global_ordinal),
       info_(std::move(info)),
       modules_(local_ordinal),
-      allocator_(local_ordinal) {
+      allocator_(local_ordinal, [this] { flush(); }) {
   set_device(local_);
   WICK_GPU_CHECK(gpuStreamCreateWithFlags(&stream_, gpuStreamNonBlocking));
 }

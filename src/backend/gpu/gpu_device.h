@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -141,7 +142,10 @@ class ModuleStore {
 // (stream order). Out of memory: free the cache, retry once, then OutOfMemory.
 class CachingAllocator {
  public:
-  explicit CachingAllocator(int ordinal) : ordinal_(ordinal) {}
+  // before_free: runs before the allocator returns cached blocks to the runtime (the
+  // device's deferred ops, which may still read such a block, are launched then).
+  CachingAllocator(int ordinal, std::function<void()> before_free)
+      : ordinal_(ordinal), before_free_(std::move(before_free)) {}
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -171,7 +175,9 @@ class CachingAllocator {
   void drop_pool(Pool* pool);
 
  private:
+  void free_cached();  // mu_ held
   int ordinal_;
+  std::function<void()> before_free_;
   mutable std::mutex mu_;
   std::array<std::vector<void*>, kClasses> free_;  // by class_index
   size_t in_use_ = 0, cached_ = 0, peak_ = 0;      // in use counts the pools' blocks
