@@ -3,18 +3,19 @@
 //
 // An eager op on a few elements costs the host a kernel launch, which on the H200
 // machine takes longer than the GPU's run of it (docs/PERFORMANCE.md: 3.7-4.3 us to
-// queue an empty kernel). Such ops are therefore recorded, not launched: a record
-// says what to compute on which contiguous operands, and one launch of `eager_batch`
-// (one block, kBlock threads) runs up to kMaxOps of them in their order, a block
-// barrier between two. The records travel in the launch's parameters.
+// queue an empty kernel). Such ops are therefore recorded, not launched: a record says
+// what to compute on which operands, and one launch of `eager_batch` (one block, kBlock
+// threads) runs up to kMaxOps of them in their order, a block barrier between two. The
+// records travel in the launch's parameters.
 //
 // An op is batched when its dtypes are float dtypes, its input and output hold at most
-// kMaxElements elements, and the device's stream is not being recorded into a graph.
-// A map op's operands may be strided views and broadcasts (stride 0) whose dims collapse
-// to at most kMaxDims; every other op's operands are contiguous. The ops: every unary op, powf, elu, affine,
-// every binary op, swiglu, casts between float dtypes, sum / min / max over a contiguous run, rms_norm,
-// softmax and log_softmax over the last dim. Each runs the device function its own kernel runs (the same
-// formulas in the same order), on one block.
+// kMaxElements elements, and the device's stream is not being recorded into a graph. A
+// map op's operands may be strided views and broadcasts (stride 0) whose dims collapse
+// to at most kMaxDims; every other op's operands are contiguous. The ops: every unary
+// op, powf, elu, affine, every binary op, swiglu, casts between float dtypes, sum / min
+// / max over a contiguous run, rms_norm, softmax and log_softmax over the last dim. Each
+// runs the device function of its own kernel on one block: the same formulas, and for
+// the reductions the order of a one-block grid.
 #pragma once
 
 #include <stddef.h>
