@@ -4,6 +4,7 @@
 // core's error paths (kind and message).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -235,6 +236,48 @@ TEST(Creation, ZerosOnesFull) {
   EXPECT_EQ(h[0].bits, 0x2E66);  // 0.1 in f16 (0.0999755859375)
   int64_t big = (int64_t(1) << 60) + 1;
   EXPECT_EQ(Tensor::full(Scalar(big), {1}, DType::I64).to_vector<int64_t>()[0], big);
+}
+
+TEST(Creation, FullOfEveryDTypeAtLengthsAroundTheVectorAndThreadPieces) {
+  // Lengths around one vector (up to 64 bytes), four unrolled vectors, and the 256 KiB pieces
+  // the threads share, so every tail and piece boundary is written once with the value's bits.
+  for (size_t n : {size_t(1), size_t(15), size_t(63), size_t(64), size_t(257), (size_t(1) << 18) + 3,
+                   (size_t(3) << 20) / 2 + 7}) {
+    auto all = [&](const auto& v, auto want) {
+      return std::all_of(v.begin(), v.end(), [&](auto x) { return std::memcmp(&x, &want, sizeof x) == 0; });
+    };
+    EXPECT_TRUE(all(Tensor::full(Scalar(200.0), {n}, DType::U8).to_vector<uint8_t>(), uint8_t(200))) << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(-7.0), {n}, DType::I32).to_vector<int32_t>(), int32_t(-7))) << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(int64_t(-3) << 40), {n}, DType::I64).to_vector<int64_t>(),
+                    int64_t(-3) << 40))
+        << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::F16).to_vector<f16>(), f16::from_bits(0xC100)))  // -2.5 in f16
+        << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::BF16).to_vector<bf16>(), bf16::from_bits(0xC020))) << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(1.5), {n}, DType::F32).to_vector<float>(), 1.5f)) << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(0.1), {n}, DType::F64).to_vector<double>(), 0.1)) << n;
+  }
+  // A fill of a view writes the view only.
+  Tensor x = Tensor::zeros({3, size_t(1) << 18});
+  x.narrow(0, 1, 1).fill_(Scalar(4.0));
+  auto v = x.to_vector<float>();
+  const size_t row = size_t(1) << 18;
+  EXPECT_EQ(std::count(v.begin(), v.end(), 4.0f), std::ptrdiff_t(row));
+  EXPECT_TRUE(std::all_of(v.begin() + std::ptrdiff_t(row), v.begin() + std::ptrdiff_t(2 * row),
+                          [](float f) { return f == 4.0f; }));
+}
+
+TEST(Creation, CopiesOfLargeOddSizesMatchTheSource) {
+  // Sizes below, at and above the 1 MiB where copies go to the threads, in 256 KiB pieces, with
+  // tails that are no whole piece; each element is its own index.
+  for (size_t n : {size_t(1000), (size_t(1) << 18) - 1, (size_t(1) << 18) + 5, (size_t(5) << 18) + 4097}) {
+    Tensor src = Tensor::arange(0, double(n), 1, DType::I32);
+    auto got = src.copy().to_vector<int32_t>();
+    ASSERT_EQ(got.size(), n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) bad += got[i] != int32_t(i);
+    EXPECT_EQ(bad, 0u) << n;
+  }
 }
 
 TEST(Creation, Arange) {

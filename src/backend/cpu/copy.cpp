@@ -1,11 +1,12 @@
 // CPU fills and copies: try_clone, copy_strided_src, copy2d, const_set. Contiguous copies
-// are memcpy split across the threads.
+// are memcpy and contiguous fills vector stores (simd.h), in pieces across the threads.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "backend/common/collapse.h"
 #include "backend/cpu/cpu_storage.h"
+#include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
 #include "base/dispatch.h"
 
@@ -13,13 +14,21 @@ namespace wick {
 
 namespace {
 
-// memcpy split across the threads: one core's copy does not reach the memory bandwidth
-// of a many-core machine. At least 1 MiB per thread (the wake-up of a thread costs
-// microseconds; a MiB takes tens).
+// Copies and fills move pieces of kPiece bytes that the threads take in turn
+// (parallel_chunks): one core's copy does not reach the memory bandwidth of a many-core
+// machine, and a thread the system slows leaves its pieces to the others. With a static
+// split, a 16 MB copy on 16 cores ran at half the speed of these pieces
+// (docs/PERFORMANCE.md). Below 1 MiB one thread copies (a wake-up costs microseconds).
+constexpr size_t kPiece = size_t(256) << 10;
+
 void parallel_memcpy(void* dst, const void* src, size_t bytes) {
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
-  cpu::parallel_for(bytes, size_t(1) << 20, [&](size_t b, size_t e) { std::memcpy(d + b, s + b, e - b); });
+  if (bytes < 4 * kPiece) {
+    std::memcpy(d, s, bytes);
+    return;
+  }
+  cpu::parallel_chunks(bytes, kPiece, [&](size_t b, size_t e) { std::memcpy(d + b, s + b, e - b); });
 }
 
 }  // namespace
@@ -117,8 +126,11 @@ void CpuStorage::const_set(Scalar v, const Layout& l) {
     T* out = data<T>();
     if (l.is_contiguous()) {
       T* o = out + l.start_offset();
-      cpu::parallel_for(l.elem_count(), size_t(1) << 16,
-                        [&](size_t b, size_t e) { std::fill(o + b, o + e, value); });
+      static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+      uint64_t bits = 0;
+      std::memcpy(&bits, &value, sizeof(T));
+      cpu::parallel_chunks(l.elem_count(), kPiece / sizeof(T),
+                           [&](size_t b, size_t e) { cpu::simd::fill(sizeof(T), bits, o + b, e - b); });
       return;
     }
     cpu::for_each_offset(l, [&](size_t, size_t off) { out[off] = value; });

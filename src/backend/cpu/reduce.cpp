@@ -278,9 +278,11 @@ void reduce_rows(const T* x, typename R::Out* out, size_t rows, size_t e) {
     });
     return;
   }
-  // Long rows: every (row, chunk) pair is a task; partials merge in order afterwards.
+  // Long rows: every (row, chunk) pair is a task, taken in turn by the threads (a slowed thread's tasks
+  // go to the others: twice the speed of a static split on a 32 MB sum, docs/PERFORMANCE.md); partials
+  // merge in order afterwards, so the result does not depend on which thread ran a task.
   std::vector<State> part(rows * nch);
-  cpu::parallel_for(rows * nch, kGrainElems / kChunk + 1, [&](size_t b, size_t end) {
+  cpu::parallel_chunks(rows * nch, kGrainElems / kChunk + 1, [&](size_t b, size_t end) {
     for (size_t t = b; t < end; ++t) {
       size_t r = t / nch, c = t % nch;
       size_t lo = c * kChunk, n = std::min(kChunk, e - lo);

@@ -857,6 +857,36 @@ void AddKernel(DType dt, const void* a, const void* b, void* y, size_t n) {
   }
 }
 
+template <class U>
+void fill_typed(U v, U* y, size_t n) {
+  size_t i = 0;
+#if WICK_SIMD_VECTOR
+  const hn::ScalableTag<U> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto vv = hn::Set(d, v);
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    hn::StoreU(vv, d, y + i);
+    hn::StoreU(vv, d, y + i + lanes);
+    hn::StoreU(vv, d, y + i + 2 * lanes);
+    hn::StoreU(vv, d, y + i + 3 * lanes);
+  }
+#endif
+  for (; i < n; ++i) y[i] = v;
+}
+
+void FillKernel(size_t elem_bytes, uint64_t bits, void* y, size_t n) {
+  switch (elem_bytes) {
+    case 1:
+      return fill_typed(uint8_t(bits), static_cast<uint8_t*>(y), n);
+    case 2:
+      return fill_typed(uint16_t(bits), static_cast<uint16_t*>(y), n);
+    case 4:
+      return fill_typed(uint32_t(bits), static_cast<uint32_t*>(y), n);
+    default:
+      return fill_typed(uint64_t(bits), static_cast<uint64_t*>(y), n);
+  }
+}
+
 }  // namespace wick::cpu::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -867,6 +897,7 @@ HWY_EXPORT(WidenKernel);
 HWY_EXPORT(NarrowKernel);
 HWY_EXPORT(UnaryKernel);
 HWY_EXPORT(SumKernel);
+HWY_EXPORT(FillKernel);
 HWY_EXPORT(SumRowsKernel);
 HWY_EXPORT(SoftmaxKernel);
 HWY_EXPORT(ExtremeKernel);
@@ -930,6 +961,10 @@ double moment_row(DType dt, const void* x, size_t n, double center, bool square)
 void scale_row(DType dt, const void* x, void* y, size_t n, double center, double mul, const double* alpha,
                const double* beta) {
   HWY_DYNAMIC_DISPATCH(ScaleKernel)(dt, x, y, n, center, mul, alpha, beta);
+}
+
+void fill(size_t elem_bytes, uint64_t bits, void* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(FillKernel)(elem_bytes, bits, y, n);
 }
 
 void add_row(DType dt, const void* a, const void* b, void* y, size_t n) {

@@ -64,6 +64,8 @@ double moment_row(DType dt, const void* x, size_t n, double center, bool square)
 // none), rounded once to dt (f16 / bf16 through f32 rounded to odd: one rounding).
 void scale_row(DType dt, const void* x, void* y, size_t n, double center, double mul, const double* alpha,
                const double* beta);
+// n elements of elem_bytes (1, 2, 4 or 8) bytes each set to the low bytes of `bits`.
+void fill(size_t elem_bytes, uint64_t bits, void* y, size_t n);
 // y = a + b in f32, rounded once to dt (add's semantics), n elements.
 void add_row(DType dt, const void* a, const void* b, void* y, size_t n);
 
