@@ -26,9 +26,12 @@ inline Tensor randn(const Shape& s, DType dt = DType::F32, uint64_t seed = 1) {
 // marks its case as an error instead of aborting.
 inline void run(benchmark::State& state, double bytes, double flops, const std::function<Tensor()>& op) {
   try {
-    Tensor out = op();
+    (void)op();  // warm-up: first-use costs
     for (auto _ : state) {
-      out = op();
+      // Each output is released before the next call, as the peer's loop drops its
+      // result, so the allocator hands the same block back: keeping it across the
+      // call would make every call write a block the previous call did not.
+      Tensor out = op();
       benchmark::DoNotOptimize(out);
     }
   } catch (const std::exception& e) {
