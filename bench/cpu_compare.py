@@ -4,7 +4,10 @@
 For each case of CASES (one line each: the table's name, the wick_bench case of
 bench/cpu_ops.cpp, the PyTorch expression), runs that wick_bench case, then PyTorch
 on the same shapes and dtypes, back to back; then every case of `wick bench --device
-cpu` that has a PyTorch equivalent in CLI_CASES. Both sides run on the same number of
+cpu` that has a PyTorch equivalent in CLI_CASES. Each side runs --rounds times,
+alternating (wick, PyTorch, wick, ...; for the CLI, a whole `wick bench` pass, then
+PyTorch on its cases), and each side's figure is the median of its rounds: one
+machine's state drifts over a run by more than the gaps being judged. Both sides run on the same number of
 threads: WICK_NUM_THREADS for wick (its thread pool, oneDNN and OpenBLAS), and
 torch.set_num_threads for PyTorch. Prints a Markdown table (case, wick ms, PyTorch
 ms, wick / PyTorch time, met: wick at least as fast) and writes it with a JSON record.
@@ -14,7 +17,7 @@ and the share of `add`'s GB/s in the same run (BM_CpuAdd/f32: bytes read + writt
 met at >= 70%.
 
 usage: cpu_compare.py --build BUILD [--wick WICK] [--threads N] [--cases REGEX] [--no-cli]
-                      [--out-md FILE] [--out-json FILE] [--min-time S]
+                      [--out-md FILE] [--out-json FILE] [--min-time S] [--rounds R]
 """
 import argparse
 import json
@@ -266,7 +269,8 @@ def main():
     ap.add_argument("--cases", default="", help="regex: only the cases whose name or wick_bench case matches")
     ap.add_argument("--no-cli", action="store_true", help="leave out `wick bench --device cpu`")
     ap.add_argument("--min-time", type=float, default=0.2, help="seconds of timed calls per case and side")
-    ap.add_argument("--reps", type=int, default=3, help="wick_bench repetitions (their median)")
+    ap.add_argument("--reps", type=int, default=1, help="wick_bench repetitions a round (their median)")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of each side (their median)")
     ap.add_argument("--out-md")
     ap.add_argument("--out-json")
     args = ap.parse_args()
@@ -298,8 +302,22 @@ def main():
     for name, case, torch_fn in CASES:
         if args.cases and not (re.search(args.cases, name) or re.search(args.cases, case)):
             continue
-        w, err = run_wick_bench(exe, case, env, args.min_time, args.reps)
-        row = {"case": name, "wick_bench": case, "wick_s": w, "torch_s": None, "ratio": None, "met": None}
+        ws, ts, err = [], [], ""
+        row = {"case": name, "wick_bench": case}
+        for _ in range(args.rounds):
+            w, e = run_wick_bench(exe, case, env, args.min_time, args.reps)
+            if w:
+                ws.append(w)
+            err = err or e
+            if torch_fn is not None and "torch_error" not in row:
+                try:
+                    ts.append(time_torch(lambda: torch_fn(t_in), args.min_time))
+                except Exception as e:  # one failing PyTorch call must not lose the other rows
+                    row["torch_error"] = f"{type(e).__name__}: {e}"
+        t_in.clear()
+        w = statistics.median(ws) if ws else None
+        row.update({"wick_s": w, "torch_s": statistics.median(ts) if ts else None, "ratio": None, "met": None,
+                    "wick_rounds_s": ws, "torch_rounds_s": ts})
         if err:
             row["error"] = err
         if case == "BM_CpuAdd/f32" and w:
@@ -308,11 +326,6 @@ def main():
             quant.append(row)
             record["rows"].append(row)
             continue
-        try:
-            row["torch_s"] = time_torch(lambda: torch_fn(t_in), args.min_time)
-        except Exception as e:  # one failing PyTorch call must not lose the other rows
-            row["torch_error"] = f"{type(e).__name__}: {e}"
-        t_in.clear()
         if w and row["torch_s"]:
             row["ratio"] = w / row["torch_s"]
             row["met"] = row["ratio"] <= 1.0
@@ -348,27 +361,39 @@ def main():
         emit(None, "")
         emit(None, "| family | case | wick ms | PyTorch ms | wick / PyTorch | met |")
         emit(None, "| --- | --- | ---: | ---: | ---: | --- |")
-        p = subprocess.run([cli_exe, "bench", "--device", "cpu", "--json", "--min-time",
-                            str(args.min_time)], env=env, capture_output=True, text=True)
-        try:
-            cli = json.loads(p.stdout)["results"]
-        except ValueError:
-            cli = []
-            emit(None, f"wick bench failed (exit {p.returncode}): {p.stderr.strip()[-300:]}")
-        for r in cli:
-            key = (r["family"], r["case"])
-            if args.cases and not re.search(args.cases, r["case"]):
-                continue
-            w = r["median_us"] * 1e-6 if "median_us" in r else None
-            row = {"family": key[0], "case": key[1], "wick_s": w, "torch_s": None, "ratio": None, "met": None}
-            fn = CLI_CASES.get(key)
-            note = r.get("error", "no PyTorch peer listed")
-            if fn:
-                try:
-                    row["torch_s"] = time_torch(lambda: fn(t_in), args.min_time)
-                except Exception as e:
-                    note = f"PyTorch: {type(e).__name__}"
-                t_in.clear()
+        # Rounds: a whole `wick bench` pass, then PyTorch on the cases it ran.
+        order, runs, peer, notes = [], {}, {}, {}
+        for _ in range(args.rounds):
+            p = subprocess.run([cli_exe, "bench", "--device", "cpu", "--json", "--min-time",
+                                str(args.min_time)], env=env, capture_output=True, text=True)
+            try:
+                cli = json.loads(p.stdout)["results"]
+            except ValueError:
+                emit(None, f"wick bench failed (exit {p.returncode}): {p.stderr.strip()[-300:]}")
+                break
+            for r in cli:
+                key = (r["family"], r["case"])
+                if args.cases and not re.search(args.cases, r["case"]):
+                    continue
+                if key not in runs:
+                    order.append(key)
+                    runs[key], peer[key] = [], []
+                    notes[key] = r.get("error", "no PyTorch peer listed")
+                if "median_us" in r:
+                    runs[key].append(r["median_us"] * 1e-6)
+                fn = CLI_CASES.get(key)
+                if fn and not notes[key].startswith("PyTorch:"):
+                    try:
+                        peer[key].append(time_torch(lambda: fn(t_in), args.min_time))
+                    except Exception as e:
+                        notes[key] = f"PyTorch: {type(e).__name__}"
+                    t_in.clear()
+        for key in order:
+            w = statistics.median(runs[key]) if runs[key] else None
+            row = {"family": key[0], "case": key[1], "wick_s": w,
+                   "torch_s": statistics.median(peer[key]) if peer[key] else None, "ratio": None, "met": None,
+                   "wick_rounds_s": runs[key], "torch_rounds_s": peer[key]}
+            note = notes[key]
             if w and row["torch_s"]:
                 row["ratio"] = w / row["torch_s"]
                 row["met"] = row["ratio"] <= 1.0
