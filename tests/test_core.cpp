@@ -238,7 +238,7 @@ TEST(Creation, ZerosOnesFull) {
   EXPECT_EQ(Tensor::full(Scalar(big), {1}, DType::I64).to_vector<int64_t>()[0], big);
 }
 
-TEST(Creation, FullOfEveryDTypeAtLengthsAroundTheVectorAndThreadPieces) {
+TEST(Creation, FullAndZerosOfEveryDTypeAtLengthsAroundTheVectorAndThreadPieces) {
   // Lengths around one vector (up to 64 bytes), four unrolled vectors, and the 256 KiB pieces
   // the threads share, so every tail and piece boundary is written once with the value's bits.
   for (size_t n : {size_t(1), size_t(15), size_t(63), size_t(64), size_t(257), (size_t(1) << 18) + 3,
@@ -256,6 +256,11 @@ TEST(Creation, FullOfEveryDTypeAtLengthsAroundTheVectorAndThreadPieces) {
     EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::BF16).to_vector<bf16>(), bf16::from_bits(0xC020))) << n;
     EXPECT_TRUE(all(Tensor::full(Scalar(1.5), {n}, DType::F32).to_vector<float>(), 1.5f)) << n;
     EXPECT_TRUE(all(Tensor::full(Scalar(0.1), {n}, DType::F64).to_vector<double>(), 0.1)) << n;
+    // zeros in a block that held other values (the allocator hands the block just freed back)
+    (void)Tensor::full(Scalar(-1.0), {n}, DType::I64);
+    EXPECT_TRUE(all(Tensor::zeros({n}, DType::I64).to_vector<int64_t>(), int64_t(0))) << n;
+    (void)Tensor::full(Scalar(-1.0), {n}, DType::F16);
+    EXPECT_TRUE(all(Tensor::zeros({n}, DType::F16).to_vector<f16>(), f16::from_bits(0))) << n;
   }
   // A fill of a view writes the view only.
   Tensor x = Tensor::zeros({3, size_t(1) << 18});

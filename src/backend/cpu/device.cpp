@@ -25,7 +25,7 @@ std::string CpuDevice::name() const { return fmt::format("CPU ({} threads)", cpu
 StoragePtr CpuDevice::alloc(size_t n, DType dtype) { return cpu_alloc(n, dtype); }
 StoragePtr CpuDevice::zeros(size_t n, DType dtype) {
   auto s = cpu_alloc(n, dtype);
-  if (n) std::memset(s->raw(), 0, n * dtype_size(dtype));
+  if (n) s->const_set(Scalar(0.0), Layout({n}));  // the threads' fill (copy.cpp)
   return s;
 }
 StoragePtr CpuDevice::from_host(const void* data, size_t n, DType dtype) {
