@@ -248,12 +248,14 @@ TEST(Creation, FullAndZerosOfEveryDTypeAtLengthsAroundTheVectorAndThreadPieces) 
     };
     EXPECT_TRUE(all(Tensor::full(Scalar(200.0), {n}, DType::U8).to_vector<uint8_t>(), uint8_t(200))) << n;
     EXPECT_TRUE(all(Tensor::full(Scalar(-7.0), {n}, DType::I32).to_vector<int32_t>(), int32_t(-7))) << n;
-    EXPECT_TRUE(all(Tensor::full(Scalar(int64_t(-3) << 40), {n}, DType::I64).to_vector<int64_t>(),
-                    int64_t(-3) << 40))
+    EXPECT_TRUE(
+        all(Tensor::full(Scalar(int64_t(-3) << 40), {n}, DType::I64).to_vector<int64_t>(), int64_t(-3) << 40))
         << n;
-    EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::F16).to_vector<f16>(), f16::from_bits(0xC100)))  // -2.5 in f16
+    // -2.5 is 0xC100 in f16 and 0xC020 in bf16
+    EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::F16).to_vector<f16>(), f16::from_bits(0xC100)))
         << n;
-    EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::BF16).to_vector<bf16>(), bf16::from_bits(0xC020))) << n;
+    EXPECT_TRUE(all(Tensor::full(Scalar(-2.5), {n}, DType::BF16).to_vector<bf16>(), bf16::from_bits(0xC020)))
+        << n;
     EXPECT_TRUE(all(Tensor::full(Scalar(1.5), {n}, DType::F32).to_vector<float>(), 1.5f)) << n;
     EXPECT_TRUE(all(Tensor::full(Scalar(0.1), {n}, DType::F64).to_vector<double>(), 0.1)) << n;
     // zeros in a block that held other values (the allocator hands the block just freed back)
