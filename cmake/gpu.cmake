@@ -206,6 +206,20 @@ if(WICK_ROCM)
   if(NOT rocm_archs)
     message(FATAL_ERROR "wick: the ${WICK_ROCM_TOOLCHAIN} toolchain accepts none of the default gfx targets")
   endif()
+  if(WICK_ROCM_TOOLCHAIN STREQUAL "hipcc")
+    # hipcc 5.x adds -amdgpu-early-inline-all and -amdgpu-function-calls=false unless
+    # told --hipcc-func-supp: every device function inlined, __noinline__ ignored. The
+    # batch kernel's one call per op family then becomes one function of every op's
+    # loop, which clang 15 takes over six minutes a target to compile (87 s with
+    # calls). The flag is kept where the hipcc at hand takes it (the probe kernel).
+    list(GET rocm_archs 0 first)
+    execute_process(COMMAND ${rocm_cc} --hipcc-func-supp --offload-arch=${first} -x hip ${probe}
+                    -o ${probe}.${first}.func.co
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      list(APPEND rocm_cc --hipcc-func-supp)
+    endif()
+  endif()
   set(offload)
   foreach(arch ${rocm_archs})
     list(APPEND offload --offload-arch=${arch})
