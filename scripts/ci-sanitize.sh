@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The sanitizer run: the `asan` preset (Debug at -O1: asserts on, the model tests at
-# a fraction of -O0's time; AddressSanitizer + UndefinedBehavior-
-# Sanitizer, build-asan/) and ctest with any report fatal, leaks included (the
-# parity suite runs its small cases only: the build passes it --small-cases).
+# The sanitizer run: the `asan` preset (Debug, asserts on, the library at -O1;
+# AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/) and ctest with any report
+# fatal, leaks included (the parity suite runs its small cases only: the build passes it
+# --small-cases).
 #   WICK_JOBS (default 2)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -26,8 +26,11 @@ vpy=$PWD/$venv/bin/python
   ml_dtypes gguf
 
 step "pip wheel . (build folder build-python/<wheel tag>)"
-# ccache: the library's objects are those of scripts/test.sh's build when the flags agree.
+# ccache: the library's objects are those of scripts/test.sh's build when the flags agree:
+# the same compiler name (CMake's default c++; scikit-build-core would take Python's g++, and
+# ccache keys on the name) and warnings as errors, as there.
 command -v ccache >/dev/null && export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CXX=${CXX:-c++} CMAKE_ARGS="${CMAKE_ARGS:-} -DWICK_WERROR=ON"
 export CMAKE_BUILD_PARALLEL_LEVEL=${WICK_JOBS:-2}
 rm -rf "$dist"
 "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps -w "$dist" .

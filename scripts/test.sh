@@ -9,9 +9,10 @@
 # for each toolchain present, one target of each kind the sources branch on (wave64 and
 # wave32, the sdot4 and sudot4 dot products): nvcc for sm_90 (WICK_CUDA=ON); hipcc 5.2
 # (clang 15) for gfx90a; clang-19 for gfx942 and gfx1151 (libwick-rocm.so alone, with the
-# device libraries of scripts/fetch-rocm-device-libs.sh). The ROCm builds are
-# warning-free (-DWICK_WERROR=ON). Every other target compiles the same sources;
-# WICK_ROCM_ARCHS / WICK_CUDA_ARCHS pick them. No GPU is needed, none is used.
+# device libraries of scripts/fetch-rocm-device-libs.sh). Every other target compiles the
+# same sources; WICK_ROCM_ARCHS / WICK_CUDA_ARCHS pick them. No GPU is needed, none is used.
+# Every build here but the sanitizers' is warning-free (-DWICK_WERROR=ON): with the same
+# flags, ccache gives each later build the CPU library's objects of the first.
 # Between them, the libFuzzer targets of the file parsers and the read-write-read round
 # trip (scripts/fuzz.sh, clang) run for a bounded time each.
 #   WICK_JOBS (default 2), WICK_SKIP_PYTHON=1, WICK_SKIP_SANITIZE=1, WICK_SKIP_TSAN=1,
@@ -28,7 +29,8 @@ t0=$SECONDS
 step() { echo "== $* ($((SECONDS - t0)) s)"; }
 
 step "release build: tests and benchmarks"
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=ON -DWICK_BUILD_BENCH=ON "${launcher[@]}"
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=ON -DWICK_BUILD_BENCH=ON -DWICK_WERROR=ON \
+  "${launcher[@]}"
 cmake --build build-test -j "$jobs"
 step "release ctest"
 (cd build-test && ctest --output-on-failure -j 2)
@@ -64,7 +66,7 @@ if [ "${WICK_SKIP_GPU_BUILDS:-0}" != 1 ]; then
       -DWICK_BUILD_BENCH=OFF "${launcher[@]}" "$@"
     cmake --build "build-$name" -j "$jobs" --target "$target"
   }
-  if command -v nvcc >/dev/null; then gpu_build cuda all -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90; else step "nvcc not on PATH: CUDA compile check skipped"; fi
+  if command -v nvcc >/dev/null; then gpu_build cuda all -DWICK_CUDA=ON -DWICK_CUDA_ARCHS=90 -DWICK_WERROR=ON; else step "nvcc not on PATH: CUDA compile check skipped"; fi
   if command -v hipcc >/dev/null; then
     gpu_build rocm all -DWICK_ROCM=ON -DWICK_ROCM_TOOLCHAIN=hipcc -DWICK_ROCM_ARCHS=gfx90a \
       -DWICK_WERROR=ON
