@@ -47,8 +47,10 @@ read -r -a flags <<<"$(pkg-config --cflags --libs wick)"
 "$work/pkg-config-consumer"
 
 echo "-- add_subdirectory(wick)"
-# as a subproject wick needs neither GoogleTest, Google Benchmark nor CLI11
+# as a subproject wick needs neither GoogleTest, Google Benchmark nor CLI11; it builds with
+# BUILD's WICK_WERROR, so the library's flags (and ccache's objects) are BUILD's
+werror=$(sed -n 's/^WICK_WERROR:BOOL=//p' "$build/CMakeCache.txt")
 cmake -S "$root/tests/consumer/subdir" -B "$work/subdir" "${args[@]}" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON \
-  -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON >/dev/null
+  -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON -DWICK_WERROR="${werror:-OFF}" >/dev/null
 cmake --build "$work/subdir" >/dev/null
 "$work/subdir/consumer"
