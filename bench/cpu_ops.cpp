@@ -124,6 +124,13 @@ void BM_CpuMatmul(benchmark::State& state, DType dt) {  // 2048^3
   Tensor a = randn({n, n}, dt, 1), b = randn({n, n}, dt, 2);
   run(state, 0, 2.0 * double(n) * double(n) * double(n), [&] { return a.matmul(b); });
 }
+void BM_CpuLinear(benchmark::State& state, DType dt) {
+  // x [512, 4096] times the transpose of a weight [4096, 4096]: a prompt of 512 tokens
+  // through a linear layer (k runs down the columns of the right operand)
+  const size_t t = 512, n = 4096, k = 4096;
+  Tensor x = randn({t, k}, dt, 1), w = randn({n, k}, dt, 2);
+  run(state, 0, 2.0 * double(t) * double(n) * double(k), [&] { return x.matmul(w.t()); });
+}
 void BM_CpuMatVec(benchmark::State& state, DType dt) {
   // x [1, 4096] times the transpose of a dense weight [14336, 4096] (a linear layer)
   const size_t n = 14336, k = 4096;
@@ -202,6 +209,7 @@ const int kRegistered = [] {
   for (DType dt : {f32, bf16, f16}) {
     add("BM_CpuMatmul/" + dt_name(dt), BM_CpuMatmul, dt);
     add("BM_CpuMatVec/" + dt_name(dt), BM_CpuMatVec, dt);
+    add("BM_CpuLinear/" + dt_name(dt), BM_CpuLinear, dt);
   }
   add("BM_CpuMatmulBatched/f32", BM_CpuMatmulBatched);
   add("BM_CpuConv2d/f32", BM_CpuConv2d);

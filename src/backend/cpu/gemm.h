@@ -3,6 +3,8 @@
 //   f32, bf16: oneDNN's matmul (its kernels for this CPU: AVX2, AVX-512, AVX512-BF16,
 //              AMX); bf16 accumulates in f32 and rounds C once.
 //   f64:       OpenBLAS's dgemm (oneDNN has no f64).
+//   f16:       hand-written for AVX-512 (hgemm.cpp: oneDNN 2.6 has no f16 GEMM on CPUs),
+//              f32 arithmetic, operands widened a block at a time as they are packed.
 // A matrix times a vector (m == 1 or n == 1) streams the matrix once through gemv
 // (gemv.cpp), in the matrix's own f32 / f16 / bf16, with hand-written AVX2 / AVX-512
 // loops chosen at run time (isa.h). docs/PERFORMANCE.md has the measurements.
@@ -20,6 +22,13 @@ void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const bf16* 
           size_t ldb, bf16* c, size_t ldc);
 void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, const double* a, size_t lda,
           const double* b, size_t ldb, double* c, size_t ldc);
+
+// f16 operands and product, f32 arithmetic: C (m x n, row-major at ldc) = A B with
+// element (i, j) of A at a[i * rsa + j * csa] and of B at b[i * rsb + j * csb] (any
+// strides, 0 included). Hand-written for AVX-512 CPUs (hgemm.cpp); false (nothing
+// written) elsewhere.
+bool gemm_f16(size_t m, size_t n, size_t k, const f16* a, size_t rsa, size_t csa, const f16* b, size_t rsb,
+              size_t csb, f16* c, size_t ldc);
 
 // `batch` GEMMs of one shape whose operands lie a fixed stride apart (elements): C_i =
 // op(A_i) * op(B_i) with A_i at a + i * stride_a (likewise B, C; a stride may be 0).

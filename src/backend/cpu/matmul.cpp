@@ -1,7 +1,8 @@
 // CPU matmul: batched row-major GEMM (gemm.h). f32 and bf16 multiply in their own
-// type through oneDNN (bf16 accumulates in f32), f64 through OpenBLAS; f16, and bf16
-// on a CPU where oneDNN has no bf16 kernel, are converted to f32 when packed and
-// rounded back once. A matrix times a vector (m == 1 or n == 1) in f32/f16/bf16 reads
+// type through oneDNN (bf16 accumulates in f32), f64 through OpenBLAS, f16 through the
+// hand-written f16 GEMM on AVX-512 CPUs (hgemm.cpp, f32 arithmetic); f16 elsewhere,
+// and bf16 on a CPU where oneDNN has no bf16 kernel, are converted to f32 when packed
+// and rounded back once. A matrix times a vector (m == 1 or n == 1) in f32/f16/bf16 reads
 // the matrix in place, in its own type, through gemv.
 //
 // Operands: the last two dims of each operand are handed to the GEMM in place when a
@@ -21,6 +22,7 @@
 #include "backend/common/operand_views.h"
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
+#include "backend/cpu/isa.h"
 #include "backend/cpu/onednn.h"
 #include "backend/cpu/simd.h"
 #include "backend/cpu/strided.h"
@@ -220,6 +222,38 @@ StoragePtr gemm_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuSto
   }
 }
 
+// f16 products through the f16 GEMM, each batch read in place; null where the CPU has
+// none (gemm_f16). Products gemm_f16 runs on one thread (below 2^22 multiply-adds) run
+// side by side.
+StoragePtr gemm_batches_f16(const CpuStorage& lhs, const Layout& lhs_l, const CpuStorage& rhs,
+                            const Layout& rhs_l, const MatmulDims& d) {
+  if (cpu::isa() < cpu::Isa::Avx512) return nullptr;
+  auto batches = [](const Layout& l) {
+    return Layout(std::vector<size_t>(l.dims().begin(), l.dims().end() - 2),
+                  std::vector<size_t>(l.strides().begin(), l.strides().end() - 2), l.start_offset());
+  };
+  const Layout ba = batches(lhs_l), bb = batches(rhs_l);
+  const size_t ra = lhs_l.rank(), rb = rhs_l.rank(), mn = d.m * d.n;
+  auto out = cpu_alloc(d.b * mn, DType::F16);
+  const f16* a = lhs.data<f16>();
+  const f16* b = rhs.data<f16>();
+  f16* c = out->data<f16>();
+  auto one = [&](size_t i) {
+    cpu::gemm_f16(d.m, d.n, d.k, a + cpu::strided_offset(i, ba), lhs_l.strides()[ra - 2],
+                  lhs_l.strides()[ra - 1], b + cpu::strided_offset(i, bb), rhs_l.strides()[rb - 2],
+                  rhs_l.strides()[rb - 1], c + i * mn, d.n);
+  };
+  const size_t macs = std::max<size_t>(d.m * d.n * d.k, 1);
+  if (d.b > 1 && macs < kMacsPerTask * 4) {
+    cpu::parallel_for(d.b, kMacsPerTask / macs + 1, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) one(i);
+    });
+  } else {
+    for (size_t i = 0; i < d.b; ++i) one(i);
+  }
+  return out;
+}
+
 }  // namespace
 
 StoragePtr CpuStorage::matmul(const BackendStorage& rhs_storage, const MatmulDims& d, const Layout& lhs_l,
@@ -232,6 +266,7 @@ StoragePtr CpuStorage::matmul(const BackendStorage& rhs_storage, const MatmulDim
     } else {
       if (d.m == 1 || d.n == 1) return matvec_batches<T>(*this, lhs_l, rhs, rhs_l, d);
       if constexpr (std::is_same_v<T, f16>) {
+        if (auto out = gemm_batches_f16(*this, lhs_l, rhs, rhs_l, d)) return out;
         return gemm_batches<T, float>(*this, lhs_l, rhs, rhs_l, d);
       } else {
         if (std::is_same_v<T, bf16> && !cpu::gemm_native(DType::BF16))
