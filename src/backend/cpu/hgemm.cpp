@@ -99,31 +99,42 @@ WICK_AVX512 void widen_run(const f16* src, size_t s, size_t n, float* dst, size_
   for (; j < n_pad; ++j) dst[j] = 0.0f;
 }
 
-// 16 x 16 floats transposed: rows r of `in` (16 floats each, ld_in apart) become
-// columns r of out (ld_out apart).
-WICK_AVX512 void transpose16(const float* in, size_t ld_in, float* out, size_t ld_out) {
+// A 16 x 16 block of f16 widened and transposed: row x of the block at src + x * ld
+// (rows x < rows and columns < cols read, the rest taken as zeros); column y becomes
+// the 16 floats at dst + y * ld_dst, for y < out_rows.
+WICK_AVX512 void widen_transpose16(const f16* src, size_t ld, size_t rows, size_t cols, float* dst,
+                                   size_t ld_dst, size_t out_rows) {
   __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(in + i * ld_in);
+  const __mmask16 m = mask16(cols);
+#pragma GCC unroll 16
+  for (size_t x = 0; x < 16; ++x)
+    r[x] = x < rows ? _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + x * ld)) : _mm512_setzero_ps();
+#pragma GCC unroll 8
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 16; i += 4) {
     r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
     r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xee);
     r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
     r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xee);
   }
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     const int a = (i / 4) * 8 + (i % 4);
     t[a] = _mm512_shuffle_f32x4(r[a], r[a + 4], 0x88);
     t[a + 4] = _mm512_shuffle_f32x4(r[a], r[a + 4], 0xdd);
   }
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
     r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
   }
-  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(out + i * ld_out, r[i]);
+#pragma GCC unroll 16
+  for (size_t y = 0; y < 16; ++y)
+    if (y < out_rows) _mm512_storeu_ps(dst + y * ld_dst, r[y]);
 }
 
 // An operand: element (i, j) at p[i * rs + j * cs].
@@ -137,25 +148,13 @@ struct Operand {
 WICK_AVX512 void pack_a(const Operand& a, size_t i0, size_t mr, size_t p0, size_t kc, float* dst) {
   const size_t panels = (mr + kMr - 1) / kMr;
   if (a.cs != 1 && a.rs == 1) {
-    // k runs down the columns: 16 x 16 blocks widened along i, then transposed.
-    alignas(64) float blk[16 * 16];
+    // k runs down the columns: 16 x 16 blocks (k x i) widened and transposed.
     for (size_t r = 0; r < panels * kMr; r += 16) {
-      for (size_t q = 0; q < kc; q += 16) {
-        const size_t nr = std::min<size_t>(16, panels * kMr - r), nq = std::min<size_t>(16, kc - q);
-        for (size_t x = 0; x < 16; ++x) {
-          if (x < nq)
-            widen_run(a.p + (p0 + q + x) * a.cs + i0 + r, 1, r < mr ? std::min<size_t>(16, mr - r) : 0,
-                      blk + x * 16, 16);
-          else
-            std::memset(blk + x * 16, 0, 16 * sizeof(float));
-        }
-        alignas(64) float tr[16 * 16];
-        transpose16(blk, 16, tr, 16);
-        for (size_t y = 0; y < nr; ++y) {
-          const size_t row = r + y;
-          std::memcpy(dst + (row / kMr) * kMr * kKc + (row % kMr) * kKc + q, tr + y * 16, nq * sizeof(float));
-        }
-      }
+      const size_t nr = std::min<size_t>(16, panels * kMr - r),
+                   ni = r < mr ? std::min<size_t>(16, mr - r) : 0;
+      for (size_t q = 0; q < kc; q += 16)
+        widen_transpose16(a.p + (p0 + q) * a.cs + i0 + r, a.cs, std::min<size_t>(16, kc - q), ni,
+                          dst + r * kKc + q, kKc, nr);
     }
     return;
   }
@@ -174,23 +173,14 @@ WICK_AVX512 void pack_b(const Operand& b, size_t p0, size_t kc, size_t j0, size_
   const size_t panels = (nc + kNr - 1) / kNr;
   if (b.cs != 1 && b.rs == 1) {
     // k runs down the columns (B given as the transpose of a row-major matrix): 16 x 16
-    // blocks widened along k, then transposed.
-    alignas(64) float blk[16 * 16], tr[16 * 16];
+    // blocks (j x k) widened and transposed.
     for (size_t jp = 0; jp < panels; ++jp) {
       float* panel = dst + jp * kc * kNr;
       for (size_t h = 0; h < kNr; h += 16) {
         const size_t j = jp * kNr + h, nj = j < nc ? std::min<size_t>(16, nc - j) : 0;
         for (size_t q = 0; q < kc; q += 16) {
           const size_t nq = std::min<size_t>(16, kc - q);
-          for (size_t x = 0; x < 16; ++x) {
-            if (x < nj)
-              widen_run(b.p + (j0 + j + x) * b.cs + p0 + q, 1, nq, blk + x * 16, 16);
-            else
-              std::memset(blk + x * 16, 0, 16 * sizeof(float));
-          }
-          transpose16(blk, 16, tr, 16);
-          for (size_t y = 0; y < nq; ++y)
-            std::memcpy(panel + (q + y) * kNr + h, tr + y * 16, 16 * sizeof(float));
+          widen_transpose16(b.p + (j0 + j) * b.cs + p0 + q, b.cs, nj, nq, panel + q * kNr + h, kNr, nq);
         }
       }
     }
