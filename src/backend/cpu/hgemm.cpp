@@ -6,8 +6,8 @@
 // is rounded to f16 in registers.
 //
 // The scheme is BLIS's, threaded for a machine whose threads the system may slow. For
-// each block of k (kKc), the threads widen A into micro-panels of kMr rows (each row
-// kKc floats, so that the kernel broadcasts A's elements at constant offsets) and B
+// each block of k (kKc), the threads widen A into micro-panels of kMr rows (rows kLda
+// floats apart, so that the kernel broadcasts A's elements at constant offsets) and B
 // into micro-panels of kNr columns (kKc rows of kNr floats). Then they take items of C
 // (kMc x kNi) in turn, a thread left behind leaving its items to the others. The
 // micro-kernel multiplies one micro-panel of each into kMr x kNr sums in registers.
@@ -29,6 +29,9 @@ namespace {
 constexpr size_t kMr = 12;   // rows of a micro-tile: 24 of the 32 vector registers accumulate
 constexpr size_t kNr = 32;   // columns of a micro-tile: two vectors
 constexpr size_t kKc = 256;  // k of a block: a micro-panel of B (kKc x kNr floats: 32 KiB) in L1
+// Floats between the rows of a micro-panel of A: a row and a cache line, so that the
+// kernel's kMr rows do not fall into the same few sets of L1.
+constexpr size_t kLda = kKc + 16;
 constexpr size_t kMc = 96;   // rows of an item of C: its block of A (kMc x kKc floats) in L2
 constexpr size_t kNi = 128;  // columns of an item of C
 
@@ -46,7 +49,7 @@ WICK_AVX512 inline __mmask16 mask16(size_t n) {
   return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1);
 }
 
-// acc(kMr x kNr) = a (kMr rows at kKc apart) * b (kc rows of kNr), then stored to d's
+// acc(kMr x kNr) = a (kMr rows at kLda apart) * b (kc rows of kNr), then stored to d's
 // rows i0.., columns j0.. (mr x nr of them valid).
 WICK_AVX512 void micro_kernel(size_t kc, const float* a, const float* b, size_t mr, size_t nr, const Dest& d,
                               size_t i0, size_t j0) {
@@ -57,7 +60,7 @@ WICK_AVX512 void micro_kernel(size_t kc, const float* a, const float* b, size_t 
     const __m512 b0 = _mm512_load_ps(b + p * kNr), b1 = _mm512_load_ps(b + p * kNr + 16);
 #pragma GCC unroll 12
     for (size_t i = 0; i < kMr; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[i * kKc + p]);
+      const __m512 ai = _mm512_set1_ps(a[i * kLda + p]);
       acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
     }
@@ -144,7 +147,7 @@ struct Operand {
 };
 
 // Rows [i0, i0 + mr) x k [p0, p0 + kc) of A into micro-panels of kMr rows, each row
-// kKc floats (rows past mr and k past kc: zeros, never read past kc).
+// kLda floats apart (rows past mr: zeros; k past kc is never read).
 WICK_AVX512 void pack_a(const Operand& a, size_t i0, size_t mr, size_t p0, size_t kc, float* dst) {
   const size_t panels = (mr + kMr - 1) / kMr;
   if (a.cs != 1 && a.rs == 1) {
@@ -154,12 +157,12 @@ WICK_AVX512 void pack_a(const Operand& a, size_t i0, size_t mr, size_t p0, size_
                    ni = r < mr ? std::min<size_t>(16, mr - r) : 0;
       for (size_t q = 0; q < kc; q += 16)
         widen_transpose16(a.p + (p0 + q) * a.cs + i0 + r, a.cs, std::min<size_t>(16, kc - q), ni,
-                          dst + r * kKc + q, kKc, nr);
+                          dst + r * kLda + q, kLda, nr);
     }
     return;
   }
   for (size_t r = 0; r < panels * kMr; ++r) {
-    float* out = dst + r * kKc;
+    float* out = dst + r * kLda;
     if (r < mr)
       widen_run(a.p + (i0 + r) * a.rs + p0 * a.cs, a.cs, kc, out, kc);
     else
@@ -208,7 +211,7 @@ bool gemm_f16(size_t m, size_t n, size_t k, const f16* a, size_t rsa, size_t csa
   const size_t mp = (m + kMr - 1) / kMr, np = (n + kNr - 1) / kNr;  // micro-panels
   // One block of k of A and of B, widened, and the partial sums (from wick's allocator:
   // 64-byte aligned, and kept between calls, so not faulted in anew each time).
-  const auto abuf = cpu_alloc(mp * kMr * kKc, DType::F32), bbuf = cpu_alloc(np * kKc * kNr, DType::F32);
+  const auto abuf = cpu_alloc(mp * kMr * kLda, DType::F32), bbuf = cpu_alloc(np * kKc * kNr, DType::F32);
   const auto pbuf = k > kKc ? cpu_alloc(m * n, DType::F32) : nullptr;
   float* ap = abuf->data<float>();
   float* bp = bbuf->data<float>();
@@ -224,7 +227,7 @@ bool gemm_f16(size_t m, size_t n, size_t k, const f16* a, size_t rsa, size_t csa
     auto pack = [&](size_t lo, size_t hi) {
       for (size_t t = lo; t < hi; ++t) {
         if (t < mp) {
-          pack_a(oa, t * kMr, std::min(kMr, m - t * kMr), pc, kc, ap + t * kMr * kKc);
+          pack_a(oa, t * kMr, std::min(kMr, m - t * kMr), pc, kc, ap + t * kMr * kLda);
         } else {
           const size_t j = (t - mp) * kNr;
           pack_b(ob, pc, kc, j, std::min(kNr, n - j), bp + (t - mp) * kKc * kNr);
@@ -238,7 +241,7 @@ bool gemm_f16(size_t m, size_t n, size_t k, const f16* a, size_t rsa, size_t csa
         const size_t j0 = (t % ni) * kNi, j1 = std::min(n, j0 + kNi);
         for (size_t j = j0; j < j1; j += kNr)
           for (size_t i = i0; i < i1; i += kMr)
-            micro_kernel(kc, ap + (i / kMr) * kMr * kKc, bp + (j / kNr) * kKc * kNr, std::min(kMr, i1 - i),
+            micro_kernel(kc, ap + (i / kMr) * kMr * kLda, bp + (j / kNr) * kKc * kNr, std::min(kMr, i1 - i),
                          std::min(kNr, j1 - j), d, i, j);
       }
     };
