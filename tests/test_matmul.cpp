@@ -251,24 +251,27 @@ TEST(Matmul, LargerHalfPrecisionProductRoundsOnce) {
 TEST(Matmul, HalfProductsAcrossBlocksAndLayouts) {
   // Sizes past every block of the CPU's f16 GEMM (hgemm.cpp): m 110 two blocks of rows
   // and a short micro-tile, k 1100 three blocks of k (partial sums kept between them),
-  // n 560 two blocks of columns and a short micro-panel; and large enough to be split
-  // over the threads. Each operand stored both ways (k along rows or down columns).
-  const size_t m = 110, k = 1100, n = 560;
-  for (DType dt : {DType::F16, DType::BF16}) {
-    Values av = rand_values(m * k, 22, dt), bv = rand_values(k * n, 23, dt);
-    Values at_v(m * k), bt_v(k * n);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t p = 0; p < k; ++p) at_v[p * m + i] = av[i * k + p];
-    for (size_t p = 0; p < k; ++p)
-      for (size_t j = 0; j < n; ++j) bt_v[j * k + p] = bv[p * n + j];
-    const Ref r = ref_matmul(1, m, k, n, at(av, 1, m, k), at(bv, 1, k, n), dt);
-    const Tensor a = make(av, {m, k}, dt), b = make(bv, {k, n}, dt);
-    const Tensor a_t = make(at_v, {k, m}, dt).t(), b_t = make(bt_v, {n, k}, dt).t();
-    const std::string name(dtype_name(dt));
-    expect_close(a.matmul(b), r.val, r.tol, name + " A B");
-    expect_close(a_t.matmul(b), r.val, r.tol, name + " lhs transposed");
-    expect_close(a.matmul(b_t), r.val, r.tol, name + " rhs transposed");
-    expect_close(a_t.matmul(b_t), r.val, r.tol, name + " both transposed");
+  // n 560 five items of columns and a short micro-panel, large enough to be split over
+  // the threads; and a wide, short product (n 1100: nine items of columns, m 30 one
+  // short block of rows). Each operand stored both ways (k along rows or down columns).
+  for (const auto& size : {std::array<size_t, 3>{110, 1100, 560}, {30, 300, 1100}}) {
+    const size_t m = size[0], k = size[1], n = size[2];  // clang before 16 cannot capture bindings
+    for (DType dt : {DType::F16, DType::BF16}) {
+      Values av = rand_values(m * k, 22, dt), bv = rand_values(k * n, 23, dt);
+      Values at_v(m * k), bt_v(k * n);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t p = 0; p < k; ++p) at_v[p * m + i] = av[i * k + p];
+      for (size_t p = 0; p < k; ++p)
+        for (size_t j = 0; j < n; ++j) bt_v[j * k + p] = bv[p * n + j];
+      const Ref r = ref_matmul(1, m, k, n, at(av, 1, m, k), at(bv, 1, k, n), dt);
+      const Tensor a = make(av, {m, k}, dt), b = make(bv, {k, n}, dt);
+      const Tensor a_t = make(at_v, {k, m}, dt).t(), b_t = make(bt_v, {n, k}, dt).t();
+      const std::string name = fmt::format("{} {}x{}x{}", dtype_name(dt), m, k, n);
+      expect_close(a.matmul(b), r.val, r.tol, name + " A B");
+      expect_close(a_t.matmul(b), r.val, r.tol, name + " lhs transposed");
+      expect_close(a.matmul(b_t), r.val, r.tol, name + " rhs transposed");
+      expect_close(a_t.matmul(b_t), r.val, r.tol, name + " both transposed");
+    }
   }
 }
 
