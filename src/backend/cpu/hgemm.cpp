@@ -32,7 +32,7 @@ constexpr size_t kKc = 256;  // k of a block: a micro-panel of B (kKc x kNr floa
 // Floats between the rows of a micro-panel of A: a row and a cache line, so that the
 // kernel's kMr rows do not fall into the same few sets of L1.
 constexpr size_t kLda = kKc + 16;
-constexpr size_t kMc = 96;   // rows of an item of C: its block of A (kMc x kKc floats) in L2
+constexpr size_t kMc = 96;   // rows of an item of C: its block of A (kMc x kLda floats) in L2
 constexpr size_t kNi = 128;  // columns of an item of C
 
 // Where a micro-tile's sums go. first: no partial sums yet; last: the final block of
@@ -69,7 +69,7 @@ WICK_AVX512 void micro_kernel(size_t kc, const float* a, const float* b, size_t 
 #pragma GCC unroll 12
   for (size_t i = 0; i < kMr; ++i) {
     if (i >= mr) break;
-    float* part = d.part + (i0 + i) * d.ldp + j0;
+    float* part = d.part ? d.part + (i0 + i) * d.ldp + j0 : nullptr;  // none when k fits one block
     __m512 v0 = acc[i][0], v1 = acc[i][1];
     if (!d.first) {
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, part));
@@ -183,7 +183,9 @@ WICK_AVX512 void pack_b(const Operand& b, size_t p0, size_t kc, size_t j0, size_
         const size_t j = jp * kNr + h, nj = j < nc ? std::min<size_t>(16, nc - j) : 0;
         for (size_t q = 0; q < kc; q += 16) {
           const size_t nq = std::min<size_t>(16, kc - q);
-          widen_transpose16(b.p + (j0 + j) * b.cs + p0 + q, b.cs, nj, nq, panel + q * kNr + h, kNr, nq);
+          // Columns past nc (nj 0) read nothing: any pointer into B serves.
+          const f16* src = nj ? b.p + (j0 + j) * b.cs + p0 + q : b.p;
+          widen_transpose16(src, b.cs, nj, nq, panel + q * kNr + h, kNr, nq);
         }
       }
     }
