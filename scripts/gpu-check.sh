@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU machine's check: builds the CUDA backend (sm_90) with tests and
 # benchmarks, or uses binaries built elsewhere, then
-#   test:  every GPU test (backend, elementwise, ops, quant), every parity family on
+#   test:  every GPU test (backend, elementwise, ops, quant), the CPU tests of the
+#          AVX-512 kernels (test_matmul, test_quant), every parity family on
 #          gpu:0 with the bench-sized cases, `wick devices`, `wick check --device
 #          gpu:0`, and (after any benchmarks) the GPU tests again under
 #          compute-sanitizer memcheck;
@@ -127,7 +128,7 @@ else
     -DWICK_BUILD_BENCH=ON "${py[@]}" >"$OUT/build.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/build.log"; exit 1; }
   targets=(wick wick_cli wick_bench)
   gpu_parts && targets+=(wick-cuda test_gpu_backend test_gpu_elementwise test_gpu_ops test_gpu_quant test_parity test_api_print test_api_shape
-    test_model test_model_attention test_model_tp test_comm test_model_smollm "${pyt[@]}")
+    test_model test_model_attention test_model_tp test_comm test_model_smollm test_matmul test_quant "${pyt[@]}")
   ninja -C "$B" -j16 "${targets[@]}" >>"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
   log "built: $(stat -c %s "$B/libwick-cuda.so") bytes libwick-cuda.so"
@@ -165,6 +166,9 @@ if want test ops quant; then
     gtest test_gpu_elementwise 150
     gtest test_api_print 60 --gtest_filter='*Gpu*:*GPU*'
     gtest test_api_shape 60 --gtest_filter='*Gpu*:*GPU*'
+    # The CPU's AVX-512 kernels (the f16 GEMM, the mat-vecs): CI's machine has no AVX-512.
+    gtest test_matmul 120
+    gtest test_quant 300
   fi
   want test ops && gtest test_gpu_ops 120
   want test quant && gtest test_gpu_quant 120
