@@ -45,6 +45,14 @@ std::function<double(size_t, size_t, size_t)> at(const Values& v, size_t nb, siz
   return [&v, nb, rows, cols](size_t bi, size_t i, size_t j) { return v[((bi % nb) * rows + i) * cols + j]; };
 }
 
+// The (cols, rows) row-major values of the transpose of a (rows, cols) row-major array.
+Values transposed(const Values& v, size_t rows, size_t cols) {
+  Values t(rows * cols);
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t j = 0; j < cols; ++j) t[j * rows + i] = v[i * cols + j];
+  return t;
+}
+
 TEST(Matmul, HandComputed2x3Times3x2EveryFloatDtype) {
   for (DType dt : kFloatTypes) {
     Tensor a = make({1, 2, 3, 4, 5, 6}, {2, 3}, dt), b = make({7, 8, 9, 10, 11, 12}, {3, 2}, dt);
@@ -71,11 +79,7 @@ TEST(Matmul, TransposedOperandsEveryDtype) {
   for (DType dt : kFloatTypes) {
     Values av = rand_values(m * k, 3, dt), bv = rand_values(k * n, 4, dt);
     // Store the transposes, then view them back: lhs strides (1, m), rhs strides (1, k).
-    Values at_v(m * k), bt_v(k * n);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t p = 0; p < k; ++p) at_v[p * m + i] = av[i * k + p];
-    for (size_t p = 0; p < k; ++p)
-      for (size_t j = 0; j < n; ++j) bt_v[j * k + p] = bv[p * n + j];
+    const Values at_v = transposed(av, m, k), bt_v = transposed(bv, k, n);
     Tensor a = make(av, {m, k}, dt), b = make(bv, {k, n}, dt);
     Tensor a_t = make(at_v, {k, m}, dt).t(), b_t = make(bt_v, {n, k}, dt).t();
     ASSERT_FALSE(a_t.is_contiguous());
@@ -258,11 +262,7 @@ TEST(Matmul, HalfProductsAcrossBlocksAndLayouts) {
     const size_t m = size[0], k = size[1], n = size[2];  // clang before 16 cannot capture bindings
     for (DType dt : {DType::F16, DType::BF16}) {
       Values av = rand_values(m * k, 22, dt), bv = rand_values(k * n, 23, dt);
-      Values at_v(m * k), bt_v(k * n);
-      for (size_t i = 0; i < m; ++i)
-        for (size_t p = 0; p < k; ++p) at_v[p * m + i] = av[i * k + p];
-      for (size_t p = 0; p < k; ++p)
-        for (size_t j = 0; j < n; ++j) bt_v[j * k + p] = bv[p * n + j];
+      const Values at_v = transposed(av, m, k), bt_v = transposed(bv, k, n);
       const Ref r = ref_matmul(1, m, k, n, at(av, 1, m, k), at(bv, 1, k, n), dt);
       const Tensor a = make(av, {m, k}, dt), b = make(bv, {k, n}, dt);
       const Tensor a_t = make(at_v, {k, m}, dt).t(), b_t = make(bt_v, {n, k}, dt).t();

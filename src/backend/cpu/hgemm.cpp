@@ -146,22 +146,17 @@ struct Operand {
   size_t rs, cs;
 };
 
-// Rows [i0, i0 + mr) x k [p0, p0 + kc) of A into micro-panels of kMr rows, each row
-// kLda floats apart (rows past mr: zeros; k past kc is never read).
+// Rows [i0, i0 + mr) (mr <= kMr) x k [p0, p0 + kc) of A into one micro-panel: kMr
+// rows kLda floats apart (rows past mr: zeros; k past kc is never read).
 WICK_AVX512 void pack_a(const Operand& a, size_t i0, size_t mr, size_t p0, size_t kc, float* dst) {
-  const size_t panels = (mr + kMr - 1) / kMr;
   if (a.cs != 1 && a.rs == 1) {
     // k runs down the columns: 16 x 16 blocks (k x i) widened and transposed.
-    for (size_t r = 0; r < panels * kMr; r += 16) {
-      const size_t nr = std::min<size_t>(16, panels * kMr - r),
-                   ni = r < mr ? std::min<size_t>(16, mr - r) : 0;
-      for (size_t q = 0; q < kc; q += 16)
-        widen_transpose16(a.p + (p0 + q) * a.cs + i0 + r, a.cs, std::min<size_t>(16, kc - q), ni,
-                          dst + r * kLda + q, kLda, nr);
-    }
+    for (size_t q = 0; q < kc; q += 16)
+      widen_transpose16(a.p + (p0 + q) * a.cs + i0, a.cs, std::min<size_t>(16, kc - q), mr, dst + q, kLda,
+                        kMr);
     return;
   }
-  for (size_t r = 0; r < panels * kMr; ++r) {
+  for (size_t r = 0; r < kMr; ++r) {
     float* out = dst + r * kLda;
     if (r < mr)
       widen_run(a.p + (i0 + r) * a.rs + p0 * a.cs, a.cs, kc, out, kc);
@@ -170,33 +165,24 @@ WICK_AVX512 void pack_a(const Operand& a, size_t i0, size_t mr, size_t p0, size_
   }
 }
 
-// k [p0, p0 + kc) x columns [j0, j0 + nc) of B into micro-panels of kNr columns, each
-// kc rows of kNr floats (columns past nc: zeros).
+// k [p0, p0 + kc) x columns [j0, j0 + nc) (nc <= kNr) of B into one micro-panel: kc
+// rows of kNr floats (columns past nc: zeros).
 WICK_AVX512 void pack_b(const Operand& b, size_t p0, size_t kc, size_t j0, size_t nc, float* dst) {
-  const size_t panels = (nc + kNr - 1) / kNr;
   if (b.cs != 1 && b.rs == 1) {
     // k runs down the columns (B given as the transpose of a row-major matrix): 16 x 16
     // blocks (j x k) widened and transposed.
-    for (size_t jp = 0; jp < panels; ++jp) {
-      float* panel = dst + jp * kc * kNr;
-      for (size_t h = 0; h < kNr; h += 16) {
-        const size_t j = jp * kNr + h, nj = j < nc ? std::min<size_t>(16, nc - j) : 0;
-        for (size_t q = 0; q < kc; q += 16) {
-          const size_t nq = std::min<size_t>(16, kc - q);
-          // Columns past nc (nj 0) read nothing: any pointer into B serves.
-          const f16* src = nj ? b.p + (j0 + j) * b.cs + p0 + q : b.p;
-          widen_transpose16(src, b.cs, nj, nq, panel + q * kNr + h, kNr, nq);
-        }
+    for (size_t h = 0; h < kNr; h += 16) {
+      const size_t nj = h < nc ? std::min<size_t>(16, nc - h) : 0;
+      for (size_t q = 0; q < kc; q += 16) {
+        const size_t nq = std::min<size_t>(16, kc - q);
+        // Columns past nc (nj 0) read nothing: any pointer into B serves.
+        const f16* src = nj ? b.p + (j0 + h) * b.cs + p0 + q : b.p;
+        widen_transpose16(src, b.cs, nj, nq, dst + q * kNr + h, kNr, nq);
       }
     }
     return;
   }
-  for (size_t jp = 0; jp < panels; ++jp) {
-    float* panel = dst + jp * kc * kNr;
-    const size_t j = jp * kNr, nj = std::min(kNr, nc - j);
-    for (size_t p = 0; p < kc; ++p)
-      widen_run(b.p + (p0 + p) * b.rs + (j0 + j) * b.cs, b.cs, nj, panel + p * kNr, kNr);
-  }
+  for (size_t p = 0; p < kc; ++p) widen_run(b.p + (p0 + p) * b.rs + j0 * b.cs, b.cs, nc, dst + p * kNr, kNr);
 }
 
 }  // namespace

@@ -32,6 +32,13 @@ namespace wick {
 
 namespace {
 
+// The batch dims of an operand's layout (batch dims..., rows, cols): where each
+// batch's matrix starts.
+Layout batch_layout(const Layout& l) {
+  return Layout(std::vector<size_t>(l.dims().begin(), l.dims().end() - 2),
+                std::vector<size_t>(l.strides().begin(), l.strides().end() - 2), l.start_offset());
+}
+
 // One GEMM operand: the batch matrices of a layout (batch dims..., rows, cols) as
 // pointers the GEMM can read, in compute type C. Packs when needed; converts (T to f32)
 // on oneDNN's threads (onednn::widen).
@@ -43,9 +50,7 @@ class GemmOperand {
     size_t r = l.rank();
     s_row_ = l.strides()[r - 2];
     s_col_ = l.strides()[r - 1];
-    std::vector<size_t> bd(l.dims().begin(), l.dims().end() - 2),
-        bs(l.strides().begin(), l.strides().end() - 2);
-    batch_l_ = Layout(std::move(bd), std::move(bs), l.start_offset());
+    batch_l_ = batch_layout(l);
     view_ = std::is_same_v<T, C> ? blas_view(rows, cols, s_row_, s_col_) : BlasView{};
   }
 
@@ -228,11 +233,7 @@ StoragePtr gemm_batches(const CpuStorage& lhs, const Layout& lhs_l, const CpuSto
 StoragePtr gemm_batches_f16(const CpuStorage& lhs, const Layout& lhs_l, const CpuStorage& rhs,
                             const Layout& rhs_l, const MatmulDims& d) {
   if (cpu::isa() < cpu::Isa::Avx512) return nullptr;
-  auto batches = [](const Layout& l) {
-    return Layout(std::vector<size_t>(l.dims().begin(), l.dims().end() - 2),
-                  std::vector<size_t>(l.strides().begin(), l.strides().end() - 2), l.start_offset());
-  };
-  const Layout ba = batches(lhs_l), bb = batches(rhs_l);
+  const Layout ba = batch_layout(lhs_l), bb = batch_layout(rhs_l);
   const size_t ra = lhs_l.rank(), rb = rhs_l.rank(), mn = d.m * d.n;
   auto out = cpu_alloc(d.b * mn, DType::F16);
   const f16* a = lhs.data<f16>();
