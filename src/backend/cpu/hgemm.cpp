@@ -9,11 +9,13 @@
 // each block of k (kKc), the threads widen A into micro-panels of kMr rows (rows kLda
 // floats apart, so that the kernel broadcasts A's elements at constant offsets) and B
 // into micro-panels of kNr columns (kKc rows of kNr floats). Then they take items of C
-// (kMc x kNi) in turn, a thread left behind leaving its items to the others. The
-// micro-kernel multiplies one micro-panel of each into kMr x kNr sums in registers.
-// With k > kKc the partial sums wait in f32 for the next block of k.
+// (kMc x kNi) in turn, a thread left behind leaving its items to the others, and, in
+// the same parallel region, widen the next block of k into a second set of panels.
+// The micro-kernel multiplies one micro-panel of each into kMr x kNr sums in
+// registers. With k > kKc the partial sums wait in f32 for the next block of k.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backend/cpu/cpu_storage.h"
 #include "backend/cpu/gemm.h"
@@ -197,49 +199,78 @@ bool gemm_f16(size_t m, size_t n, size_t k, const f16* a, size_t rsa, size_t csa
   }
   const Operand oa{a, rsa, csa}, ob{b, rsb, csb};
   const size_t mp = (m + kMr - 1) / kMr, np = (n + kNr - 1) / kNr;  // micro-panels
-  // One block of k of A and of B, widened, and the partial sums (from wick's allocator:
-  // 64-byte aligned, and kept between calls, so not faulted in anew each time).
-  const auto abuf = cpu_alloc(mp * kMr * kLda, DType::F32), bbuf = cpu_alloc(np * kKc * kNr, DType::F32);
-  const auto pbuf = k > kKc ? cpu_alloc(m * n, DType::F32) : nullptr;
-  float* ap = abuf->data<float>();
-  float* bp = bbuf->data<float>();
-  float* part = pbuf ? pbuf->data<float>() : nullptr;
-  // Items of C the threads take in turn (a thread the system slows leaves its items to
-  // the others): kMc rows x kNi columns.
-  const size_t mi = (m + kMc - 1) / kMc, ni = (n + kNi - 1) / kNi;
   // A product below a few threads' worth (2^22 multiply-adds) runs on the caller alone.
   const bool threads = double(m) * double(n) * double(k) >= double(1 << 22);
-  for (size_t pc = 0; pc < k; pc += kKc) {
+  // Two sets of one block of k of A and of B, widened (the threads fill one while they
+  // multiply from the other), and the partial sums; from wick's allocator: 64-byte
+  // aligned, and kept between calls, so not faulted in anew each time.
+  const size_t a_len = mp * kMr * kLda, b_len = np * kKc * kNr, sets = threads && k > kKc ? 2 : 1;
+  const auto abuf = cpu_alloc(sets * a_len, DType::F32), bbuf = cpu_alloc(sets * b_len, DType::F32);
+  const auto pbuf = k > kKc ? cpu_alloc(m * n, DType::F32) : nullptr;
+  float* part = pbuf ? pbuf->data<float>() : nullptr;
+  // Micro-panels [lo, hi) (A's, then B's) of the block of k at pc, into set `set`.
+  auto pack = [&](size_t pc, size_t set, size_t lo, size_t hi) {
     const size_t kc = std::min(kKc, k - pc);
-    // This block of k of both operands, widened into micro-panels.
-    auto pack = [&](size_t lo, size_t hi) {
-      for (size_t t = lo; t < hi; ++t) {
-        if (t < mp) {
-          pack_a(oa, t * kMr, std::min(kMr, m - t * kMr), pc, kc, ap + t * kMr * kLda);
-        } else {
-          const size_t j = (t - mp) * kNr;
-          pack_b(ob, pc, kc, j, std::min(kNr, n - j), bp + (t - mp) * kKc * kNr);
-        }
+    float* ap = abuf->data<float>() + set * a_len;
+    float* bp = bbuf->data<float>() + set * b_len;
+    for (size_t t = lo; t < hi; ++t) {
+      if (t < mp) {
+        pack_a(oa, t * kMr, std::min(kMr, m - t * kMr), pc, kc, ap + t * kMr * kLda);
+      } else {
+        const size_t j = (t - mp) * kNr;
+        pack_b(ob, pc, kc, j, std::min(kNr, n - j), bp + (t - mp) * kKc * kNr);
       }
-    };
-    const Dest d{c, ldc, part, n, pc == 0, pc + kc >= k};
-    auto multiply = [&](size_t lo, size_t hi) {
-      for (size_t t = lo; t < hi; ++t) {
-        const size_t i0 = (t / ni) * kMc, i1 = std::min(m, i0 + kMc);
-        const size_t j0 = (t % ni) * kNi, j1 = std::min(n, j0 + kNi);
-        for (size_t j = j0; j < j1; j += kNr)
-          for (size_t i = i0; i < i1; i += kMr)
-            micro_kernel(kc, ap + (i / kMr) * kMr * kLda, bp + (j / kNr) * kKc * kNr, std::min(kMr, i1 - i),
-                         std::min(kNr, j1 - j), d, i, j);
-      }
-    };
-    if (threads) {
-      parallel_for(mp + np, 2, pack);
-      parallel_chunks(mi * ni, 1, multiply);
-    } else {
-      pack(0, mp + np);
-      multiply(0, mi * ni);
     }
+  };
+  // Items of C (kMc rows x kNi columns) [lo, hi) of the block of k at pc, from set `set`.
+  const size_t mi = (m + kMc - 1) / kMc, ni = (n + kNi - 1) / kNi;
+  auto multiply = [&](size_t pc, size_t set, size_t lo, size_t hi) {
+    const size_t kc = std::min(kKc, k - pc);
+    const float* ap = abuf->data<float>() + set * a_len;
+    const float* bp = bbuf->data<float>() + set * b_len;
+    const Dest d{c, ldc, part, n, pc == 0, pc + kc >= k};
+    for (size_t t = lo; t < hi; ++t) {
+      const size_t i0 = (t / ni) * kMc, i1 = std::min(m, i0 + kMc);
+      const size_t j0 = (t % ni) * kNi, j1 = std::min(n, j0 + kNi);
+      for (size_t j = j0; j < j1; j += kNr)
+        for (size_t i = i0; i < i1; i += kMr)
+          micro_kernel(kc, ap + (i / kMr) * kMr * kLda, bp + (j / kNr) * kKc * kNr, std::min(kMr, i1 - i),
+                       std::min(kNr, j1 - j), d, i, j);
+    }
+  };
+  if (!threads) {
+    for (size_t pc = 0; pc < k; pc += kKc) {
+      pack(pc, 0, 0, mp + np);
+      multiply(pc, 0, 0, mi * ni);
+    }
+    return true;
+  }
+  // One parallel region a block of k: its items of C, then the packing of the next
+  // block in pairs of micro-panels. The threads take the items of C in turn (a thread
+  // the system slows leaves its items to the others), and a thread done with its items
+  // packs, so packing fills the tail of the region instead of a region of its own.
+  parallel_for(mp + np, 2, [&](size_t lo, size_t hi) { pack(0, 0, lo, hi); });
+  const size_t items = mi * ni, pairs = (mp + np + 1) / 2;
+  std::vector<size_t> order;
+  for (size_t pc = 0, set = 0; pc < k; pc += kKc, set ^= 1) {
+    const size_t next = pc + kKc < k ? pairs : 0, tasks = items + next;
+    // Each thread's share (strided.h: parallel_chunks) holds its items first, then its
+    // pairs of micro-panels.
+    const size_t nt = std::min<size_t>(tasks, size_t(max_threads()));
+    order.clear();
+    for (size_t s = 0; s < nt; ++s) {
+      for (size_t t = items * s / nt; t < items * (s + 1) / nt; ++t) order.push_back(t);
+      for (size_t q = next * s / nt; q < next * (s + 1) / nt; ++q) order.push_back(items + q);
+    }
+    parallel_chunks(tasks, 1, [&](size_t lo, size_t hi) {
+      for (size_t x = lo; x < hi; ++x) {
+        const size_t t = order[x];
+        if (t < items)
+          multiply(pc, set, t, t + 1);
+        else
+          pack(pc + kKc, set ^ 1, 2 * (t - items), std::min(mp + np, 2 * (t - items) + 2));
+      }
+    });
   }
   return true;
 }
